@@ -1,0 +1,61 @@
+# luf: lazy unmap flush.  Entry points:
+#
+#   make demo          boot the patched kernel in the two-tier VM, load luf,
+#                      show the tiers and luf's state
+#   make check         every test (host and guest), ends with "N passed, N failed"
+#   make kernel        build the vanilla and patched test kernels (cached)
+#   make module        build luf.ko against the patched test kernel
+#   make tools         build the userspace tools and guest helpers
+#   make dkms-install  install the source for dkms (/usr/src/luf-<version>)
+#
+# Kernel trees and ccache live in $(LUF_CACHE) (default ~/.cache/luf);
+# everything else this Makefile builds goes under build/.
+
+LUF_CACHE ?= $(HOME)/.cache/luf
+export LUF_CACHE
+BUILD := $(CURDIR)/build
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+DKMS_SRC ?= /usr/src/luf-$(VERSION)
+KBUILD_VARIANT ?= debug
+
+# The patched kernel build directory, built on demand (cheap when cached).
+patched_kdir = $$(tests/kernel/build.sh patched $(KBUILD_VARIANT))
+
+.PHONY: all setup kernel module tools check demo dkms-source dkms-install clean
+
+all: module tools
+
+setup:
+	@tests/setup.sh
+
+kernel: setup
+	@tests/kernel/build.sh vanilla debug >/dev/null
+	@tests/kernel/build.sh patched debug >/dev/null
+
+# KDIR=<kernel build dir> builds against another kernel (for example a
+# distribution kernel carrying core-hooks.patch).
+module: setup
+	@kdir=$${KDIR:-$(patched_kdir)} && $(MAKE) -C "$$kdir" M=$(CURDIR) modules
+
+tools: setup
+	@$(MAKE) -C tools
+
+check:
+	@tests/check.sh
+
+demo:
+	@tests/demo.sh
+
+dkms-source:
+	@rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
+	@cp -r Kbuild dkms.conf module $(DKMS_SRC)/
+
+dkms-install: dkms-source
+	dkms add -m luf -v $(VERSION)
+	dkms build -m luf -v $(VERSION)
+	dkms install -m luf -v $(VERSION)
+
+clean:
+	rm -rf $(BUILD)
+	rm -f luf.ko *.o *.mod *.mod.c *.order Module.symvers .*.cmd module/*.o module/.*.cmd
+	@$(MAKE) -C tools clean

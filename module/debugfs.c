@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /sys/kernel/debug/luf/: the inspection interface, documented in luf.h.
+ */
+
+#include <linux/debugfs.h>
+#include <linux/luf.h>
+#include <linux/seq_file.h>
+
+#include "luf.h"
+
+DEFINE_PER_CPU(struct luf_stats, luf_stats);
+
+const char *const luf_stat_names[NR_LUF_STATS] = {
+	[LUF_STAT_OFFERED]		= "offered",
+	[LUF_STAT_DEFERRED]		= "deferred",
+	[LUF_STAT_PAGES_TAGGED]		= "pages_tagged",
+	[LUF_STAT_REFUSED_WRITABLE]	= "refused_writable",
+	[LUF_STAT_REFUSED_DIRTY]	= "refused_dirty",
+	[LUF_STAT_REFUSED_LARGE]	= "refused_large",
+	[LUF_STAT_REFUSED_DISABLED]	= "refused_disabled",
+	[LUF_STAT_FLUSH_ALLOC]		= "flush_alloc",
+	[LUF_STAT_FLUSH_WRITE]		= "flush_write",
+	[LUF_STAT_FLUSH_LIMIT]		= "flush_limit",
+	[LUF_STAT_FLUSH_AGE]		= "flush_age",
+	[LUF_STAT_FLUSH_DISABLE]	= "flush_disable",
+	[LUF_STAT_IPIS]			= "ipis",
+	[LUF_STAT_FLUSH_NOOP]		= "flush_noop",
+};
+
+static struct dentry *luf_debugfs_dir;
+
+/* A snapshot: each counter is summed over CPUs without stopping them. */
+static int stats_show(struct seq_file *m, void *v)
+{
+	int i, cpu;
+
+	for (i = 0; i < NR_LUF_STATS; i++) {
+		u64 sum = 0;
+
+		for_each_possible_cpu(cpu)
+			sum += per_cpu(luf_stats.item[i], cpu);
+		seq_printf(m, "%s %llu\n", luf_stat_names[i], sum);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stats);
+
+static int state_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "registered %d\n", luf_is_enabled());
+	seq_printf(m, "abi_version %u\n", LUF_ABI_VERSION);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(state);
+
+/* debugfs is for inspection only: failing to create it is not fatal. */
+void luf_debugfs_init(void)
+{
+	luf_debugfs_dir = debugfs_create_dir("luf", NULL);
+	debugfs_create_file("stats", 0444, luf_debugfs_dir, NULL, &stats_fops);
+	debugfs_create_file("state", 0444, luf_debugfs_dir, NULL, &state_fops);
+}
+
+void luf_debugfs_exit(void)
+{
+	debugfs_remove_recursive(luf_debugfs_dir);
+}

@@ -1,0 +1,179 @@
+#!/bin/bash
+# make check: build everything (cached after the first run), run the host
+# tests, boot the patched and the vanilla kernel and run their suites, and
+# end with "N passed, N failed".  Exit status 0 only if nothing failed.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+export LUF_CACHE=${LUF_CACHE:-$HOME/.cache/luf}
+build=$top/build
+out=$build/check
+mkdir -p "$out"
+results=$out/results.txt
+: > "$results"
+t0=$(date +%s)
+
+record() {	# record <PASS|FAIL|SKIP> <name> [reason]
+	echo "$1 $2${3:+: $3}" | tee -a "$results"
+}
+step() { echo "== $* ($(( $(date +%s) - t0 ))s)"; }
+summary() {
+	local p f s
+	p=$(grep -c '^PASS ' "$results")
+	f=$(grep -c '^FAIL ' "$results")
+	s=$(grep -c '^SKIP ' "$results")
+	echo
+	grep -E '^(FAIL|SKIP) ' "$results" | sed 's/^/  /'
+	echo "make check took $(( $(date +%s) - t0 ))s; $s skipped"
+	echo "$p passed, $f failed"
+	[ "$f" -eq 0 ]
+	exit
+}
+# A build step that fails ends the run: nothing after it could be trusted.
+must() {	# must <name> <command...>
+	local name=$1 log=$out/$1.log
+	shift
+	if "$@" >"$log" 2>&1; then
+		return 0
+	fi
+	record FAIL "$name" "see $log"
+	tail -n 30 "$log" | sed 's/^/    /'
+	summary
+}
+
+step setup
+must setup tests/setup.sh
+
+step "kernels (vanilla and patched, debug config)"
+s=$(date +%s)
+must kernel-vanilla tests/kernel/build.sh vanilla debug
+kv=$(tail -n 1 "$out/kernel-vanilla.log")
+must kernel-patched tests/kernel/build.sh patched debug
+kp=$(tail -n 1 "$out/kernel-patched.log")
+echo "   kernels ready in $(( $(date +%s) - s ))s"
+
+step "luf.ko and test modules"
+must module make -s module KDIR="$kp"
+abi=$build/abi999
+rm -rf "$abi" && mkdir -p "$abi" && cp -r Kbuild module "$abi/"
+must module-abi999 make -s -C "$kp" M="$abi" LUF_TEST_ABI_VERSION=999 modules
+warn=$build/warnmod
+rm -rf "$warn" && mkdir -p "$warn" && cp tests/guest/warnmod/* "$warn/"
+must module-warn make -s -C "$kp" M="$warn" modules
+
+step "guest binaries"
+must tools make -s tools
+mkdir -p "$build/guest"
+for c in tests/guest/src/*.c; do
+	must "helper-$(basename "$c" .c)" gcc -static -O2 -Wall -o "$build/guest/$(basename "$c" .c)" "$c" -lpthread
+done
+must selftests tests/selftests.sh "$kv" "$build/selftests"
+
+step "host tests"
+# The patch and the module are checkpatch-clean.
+cp_log=$out/checkpatch.log
+if "$kp/../scripts/checkpatch.pl" --no-tree --strict -q core-hooks.patch >"$cp_log" 2>&1 &&
+   "$kp/../scripts/checkpatch.pl" --no-tree --strict -q -f module/*.[ch] >>"$cp_log" 2>&1; then
+	record PASS checkpatch
+else
+	record FAIL checkpatch "see $cp_log"
+	sed 's/^/    /' "$cp_log" | head -n 30
+fi
+# Building against a kernel without the patch stops with a clear message.
+kb_log=$out/kbuild-vanilla.log
+rm -rf "$build/kbuild-vanilla" && mkdir -p "$build/kbuild-vanilla" &&
+	cp -r Kbuild module "$build/kbuild-vanilla/"
+if make -C "$kv" M="$build/kbuild-vanilla" modules >"$kb_log" 2>&1; then
+	record FAIL kbuild-refuses-vanilla "luf built against a kernel without the patch"
+elif grep -q 'lacks core-hooks.patch' "$kb_log"; then
+	record PASS kbuild-refuses-vanilla
+else
+	record FAIL kbuild-refuses-vanilla "failed without naming the patch: see $kb_log"
+fi
+if [ "$(id -u)" -eq 0 ]; then
+	tests/host/dkms.sh "$kp" "$kv" | tee -a "$results"
+else
+	record SKIP dkms "needs root to link /lib/modules/<release>/build"
+fi
+
+step "initramfs"
+must initramfs tests/initramfs.sh "$build/initramfs.cpio" "$build/stage" \
+	luf.ko:luf.ko "$abi/luf.ko:luf-abi999.ko" "$warn/warn_on_load.ko:warn_on_load.ko" \
+	"$build/guest/.:bin" "$build/selftests/.:selftests"
+
+# run_vm <suite> <kernel build dir> <timeout>: verdict lines go to
+# $out/vm-<suite>.txt; the harness's own verdict is the exit status.
+run_vm() {
+	tests/vm.sh "$2/arch/x86/boot/bzImage" "$build/initramfs.cpio" "$1" \
+		"$out/vm-$1" "$3" > "$out/vm-$1.txt"
+}
+
+# The guest's verdicts, named <suite>/<test>.  The run's own verdict
+# (vm-<suite>) says whether the guest reported a summary in time and the
+# console stayed free of kernel splats.
+guest_verdicts() {	# guest_verdicts <suite>
+	sed -nE "s#^(PASS|FAIL|SKIP) #\1 $1/#p" "$out/vm-$1.txt"
+}
+vm_verdict() {		# vm_verdict <suite> <rc>
+	grep '^#' "$out/vm-$1.txt"
+	if [ "$2" -eq 0 ]; then
+		record PASS "vm-$1"
+	else
+		record FAIL "vm-$1" "see $out/vm-$1/console.log"
+	fi
+}
+
+step "guest: vanilla kernel (luf refused; mm selftest baseline)"
+run_vm vanilla "$kv" 1500
+rc=$?
+# The vanilla kernel's selftest results are the baseline, not verdicts.
+guest_verdicts vanilla | grep -v '^[A-Z]* vanilla/selftest ' | tee -a "$results"
+guest_verdicts vanilla | grep '^[A-Z]* vanilla/selftest ' > "$out/selftests-vanilla.txt"
+vm_verdict vanilla $rc
+base=$(sed -n 's#^PASS vanilla/selftest \([^ :]*\).*#\1#p' "$out/selftests-vanilla.txt")
+echo "   mm selftests passing on vanilla:" $base
+
+step "guest: patched kernel"
+run_vm patched "$kp" 1500
+rc=$?
+# A selftest that does not pass on vanilla cannot be held against luf: its
+# patched result is reported as a skip with the vanilla result as the reason.
+guest_verdicts patched | while read -r v name rest; do
+	case $name in
+	patched/selftest)
+		t=${rest%%[ :]*}
+		if [ "$v" != PASS ] && ! echo "$base" | grep -qx "$t"; then
+			echo "SKIP $name $t: does not pass on vanilla either ($(grep -m1 " vanilla/selftest $t\b" "$out/selftests-vanilla.txt" | cut -c1-80))"
+			continue
+		fi ;;
+	esac
+	echo "$v $name $rest"
+done | sed 's/ *$//' | tee -a "$results"
+vm_verdict patched $rc
+
+# Every selftest that passes on vanilla passes on patched with luf enabled.
+missing=
+for t in $base; do
+	grep -q "^PASS patched/selftest $t\b" "$results" || missing+=" $t"
+done
+echo "   mm selftests passing on patched:" $(sed -n 's#^PASS patched/selftest \([^ :]*\).*#\1#p' "$results")
+if [ -z "$base" ]; then
+	record FAIL selftests-match "no selftest passed on vanilla: the baseline is broken"
+elif [ -n "$missing" ]; then
+	record FAIL selftests-match "pass on vanilla, not on patched:$missing"
+else
+	record PASS selftests-match
+fi
+
+step "harness self-test: a WARN at module load fails the run"
+run_vm harness "$kp" 300
+rc=$?
+if [ $rc -ne 0 ] && grep -q 'warn_on_load: deliberate warning' "$out/vm-harness/console.log" &&
+   grep -q '^# vm-harness: kernel splat' "$out/vm-harness.txt"; then
+	record PASS harness-catches-warn
+else
+	record FAIL harness-catches-warn "a run whose console shows a WARN was not failed"
+	sed 's/^/    /' "$out/vm-harness.txt"
+fi
+
+summary

@@ -1,0 +1,36 @@
+#!/bin/bash
+# Assemble the guest's initramfs (uncompressed cpio: it is built for every
+# run and read once).
+#
+#   tests/initramfs.sh <out.cpio> <stage dir> <file>...
+#
+# Each <file> is "src:dst" (dst relative to /luf in the guest).  The suites
+# (tests/guest/*.list) get one "selftest" entry per line of
+# tests/guest/selftests.list and the kmemleak check appended.
+set -euo pipefail
+out=${1:?}
+stage=${2:?}
+shift 2
+guest=$(cd "$(dirname "$0")" && pwd)/guest
+
+rm -rf "$stage"
+mkdir -p "$stage"/{bin,sbin,proc,sys,dev,tmp,luf/t,luf/bin,luf/selftests}
+cp /bin/busybox "$stage/bin/busybox"
+install -m 755 "$guest/init" "$stage/init"
+cp "$guest/lib.sh" "$stage/luf/lib.sh"
+cp "$guest"/t/* "$stage/luf/t/"
+for l in "$guest"/*.list; do
+	case $l in */selftests.list) continue ;; esac
+	{
+		cat "$l"
+		grep -Ev '^(#|$)' "$guest/selftests.list" | sed 's/^/selftest /'
+		echo kmemleak
+	} > "$stage/luf/$(basename "$l")"
+done
+for f in "$@"; do
+	src=${f%%:*}
+	dst=$stage/luf/${f#*:}
+	mkdir -p "$(dirname "$dst")"
+	cp -r "$src" "$dst"
+done
+(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) > "$out"

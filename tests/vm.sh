@@ -1,0 +1,75 @@
+#!/bin/bash
+# Boot a kernel in the two-tier test guest and run one suite in it.
+#
+#   tests/vm.sh <bzImage> <initramfs> <suite> <outdir> [timeout-seconds]
+#
+# The guest: q35 with HMAT, 4 vCPUs all on node 0 (512 MiB), node 1 CPU-less
+# (1536 MiB) with 3x the latency and 1/5 the bandwidth, so the kernel puts it
+# in a lower memory tier and demotes node 0 to it, as with DRAM + CXL.
+# TCG by default (nested KVM hangs on the machines this was written on);
+# LUF_KVM=1 uses KVM on a host where it works.
+#
+# Writes <outdir>/console.log (ttyS0) and <outdir>/results.log (ttyS1) and
+# prints the verdict lines (harness notes start with '#').
+set -uo pipefail
+kernel=${1:?usage: vm.sh <bzImage> <initramfs> <suite> <outdir> [timeout]}
+initrd=${2:?}
+suite=${3:?}
+outdir=${4:?}
+timeout=${5:-1200}
+mkdir -p "$outdir"
+console=$outdir/console.log
+results=$outdir/results.log
+rm -f "$console" "$results"
+
+if [ "${LUF_KVM:-0}" = 1 ]; then
+	accel=(-accel kvm -cpu host)
+else
+	accel=(-accel tcg,thread=multi -cpu max)
+fi
+
+cmdline="console=ttyS0 luf.suite=$suite panic_on_warn=1 panic=-1 oops=panic"
+cmdline+=" softlockup_panic=1 hung_task_panic=1 ${LUF_CMDLINE:-}"
+
+start=$(date +%s)
+timeout -k 10 "$timeout" qemu-system-x86_64 \
+	-machine q35,hmat=on "${accel[@]}" -smp 4 -m 2G \
+	-object memory-backend-ram,id=m0,size=512M \
+	-object memory-backend-ram,id=m1,size=1536M \
+	-numa node,nodeid=0,cpus=0-3,memdev=m0 \
+	-numa node,nodeid=1,memdev=m1,initiator=0 \
+	-numa hmat-lb,initiator=0,target=0,hierarchy=memory,data-type=access-latency,latency=10 \
+	-numa hmat-lb,initiator=0,target=0,hierarchy=memory,data-type=access-bandwidth,bandwidth=10G \
+	-numa hmat-lb,initiator=0,target=1,hierarchy=memory,data-type=access-latency,latency=30 \
+	-numa hmat-lb,initiator=0,target=1,hierarchy=memory,data-type=access-bandwidth,bandwidth=2G \
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
+	-nodefaults -display none -no-reboot \
+	-serial "file:$console" -serial "file:$results" \
+	${LUF_QEMU_EXTRA:-} </dev/null >"$outdir/qemu.log" 2>&1
+qrc=$?
+elapsed=$(( $(date +%s) - start ))
+
+ok=1
+# Verdict lines, as reported by the guest.
+grep -E '^(PASS|FAIL|SKIP) ' "$results" 2>/dev/null
+if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
+	echo "# vm-$suite: timed out after ${timeout}s"
+	ok=0
+elif [ $qrc -ne 0 ]; then
+	echo "# vm-$suite: qemu exited with $qrc ($(tail -n 1 "$outdir/qemu.log"))"
+	ok=0
+fi
+if ! grep -qE '^SUMMARY [0-9]+ passed, [0-9]+ failed' "$results" 2>/dev/null; then
+	echo "# vm-$suite: the guest never reported its summary (console: $console)"
+	ok=0
+fi
+# Kernel splats.  Test output on the console is prefixed with the test's
+# name, so only the kernel's own lines can match these anchored patterns.
+splat='^(\[ *[0-9]+\.[0-9]+\] )?(WARNING:|BUG:|BUG |Oops|Kernel panic|kernel BUG|general protection fault|WARNING: possible|INFO: (possible|task|rcu)|DEBUG_LOCKS_WARN_ON|UBSAN:|KASAN:|list_(add|del) corruption|unreferenced object|Modules linked in:|Call Trace:|RIP:)'
+if grep -qE "$splat" "$console" 2>/dev/null; then
+	echo "# vm-$suite: kernel splat on the console:"
+	grep -E -m 5 "$splat" "$console" | sed 's/^/#    /'
+	ok=0
+fi
+echo "vm-$suite: ${elapsed}s, $(grep -E '^SUMMARY' "$results" 2>/dev/null || echo 'no summary')" >&2
+[ $ok -eq 1 ]
