@@ -51,7 +51,7 @@ elapsed=$(( $(date +%s) - start ))
 
 ok=1
 # Verdict lines, as reported by the guest.
-grep -E '^(PASS|FAIL|SKIP) ' "$results" 2>/dev/null
+tr -d '\r' < "$results" 2>/dev/null | grep -E '^(PASS|FAIL|SKIP) '
 if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
 	echo "# vm-$suite: timed out after ${timeout}s"
 	ok=0
