@@ -3,7 +3,6 @@
  * Binding to core-hooks.patch and the enable switch.
  */
 
-#include <linux/luf.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 
@@ -23,10 +22,16 @@ int luf_core_bind(void)
 
 	luf_core.reg = symbol_get(luf_register);
 	luf_core.unreg = symbol_get(luf_unregister);
+	luf_core.flush_batch = symbol_get(luf_flush_batch);
+	luf_core.flush_mm_batched = symbol_get(luf_flush_mm_batched);
+	luf_core.gens = symbol_get(luf_gens);
 	luf_core.mm_kobj = symbol_get(mm_kobj);
 
 	missing = !luf_core.reg ? "luf_register" :
 		  !luf_core.unreg ? "luf_unregister" :
+		  !luf_core.flush_batch ? "luf_flush_batch" :
+		  !luf_core.flush_mm_batched ? "luf_flush_mm_batched" :
+		  !luf_core.gens ? "luf_gens" :
 		  !luf_core.mm_kobj ? "mm_kobj" : NULL;
 	if (missing) {
 		pr_err("this kernel lacks core-hooks.patch (no exported %s); luf needs a kernel built with the patch and CONFIG_LUF=y\n",
@@ -41,6 +46,12 @@ void luf_core_unbind(void)
 {
 	if (luf_core.mm_kobj)
 		symbol_put(mm_kobj);
+	if (luf_core.gens)
+		symbol_put(luf_gens);
+	if (luf_core.flush_mm_batched)
+		symbol_put(luf_flush_mm_batched);
+	if (luf_core.flush_batch)
+		symbol_put(luf_flush_batch);
 	if (luf_core.unreg)
 		symbol_put(luf_unregister);
 	if (luf_core.reg)
@@ -48,48 +59,54 @@ void luf_core_unbind(void)
 	memset(&luf_core, 0, sizeof(luf_core));
 }
 
-/*
- * Tests build a second copy of the module with a wrong interface version to
- * check that the core refuses it.
- */
-#ifndef LUF_TEST_ABI_VERSION
-#define LUF_TEST_ABI_VERSION LUF_ABI_VERSION
-#endif
-
-static const struct luf_ops luf_ops = {
-	.abi_version	= LUF_TEST_ABI_VERSION,
-	.owner		= THIS_MODULE,
-};
-
-/* Serialises enable/disable; luf_enabled is what is in effect. */
+/* Serialises enable/disable; luf_on is what is in effect. */
 static DEFINE_MUTEX(luf_state_lock);
-static bool luf_enabled;
+static bool luf_on;
 
 /*
- * Idempotent, like lru_gen_change_state(): registration with the core is the
- * switch, so "enabled" can never disagree with what the hooks do.
+ * Idempotent, like lru_gen_change_state().  Disabling stops deferring and
+ * completes every outstanding flush before it returns; the hooks stay
+ * registered (the static key stays on) until the module is unloaded, and
+ * find nothing to do.
+ *
+ * Why not flip the key here: under QEMU's multi-threaded TCG, patching the
+ * hook sites while other vCPUs run them (a fault-heavy load) was seen to
+ * end in an int3 Oops at a hook site, which points at the emulator's
+ * handling of cross-modified code; load and unload still flip the key.
  */
 int luf_set_enabled(bool on)
 {
-	int err = 0;
-
 	mutex_lock(&luf_state_lock);
-	if (on == luf_enabled)
-		goto out;
-	if (on) {
-		err = luf_core.reg(&luf_ops);
-		if (err)
-			goto out;
-	} else {
-		luf_core.unreg(&luf_ops);
+	if (on != luf_on) {
+		if (on)
+			luf_defer_start();
+		else
+			luf_defer_stop();
+		WRITE_ONCE(luf_on, on);
 	}
-	luf_enabled = on;
-out:
 	mutex_unlock(&luf_state_lock);
-	return err;
+	return 0;
+}
+
+/* Load: register the hooks (the core checks the interface version). */
+int luf_start(void)
+{
+	int err = luf_core.reg(&luf_ops);
+
+	if (err)
+		return err;
+	luf_set_enabled(true);
+	return 0;
+}
+
+/* Unload: everything flushed before the core stops checking tags. */
+void luf_stop(void)
+{
+	luf_set_enabled(false);
+	luf_core.unreg(&luf_ops);
 }
 
 bool luf_is_enabled(void)
 {
-	return READ_ONCE(luf_enabled);
+	return READ_ONCE(luf_on);
 }

@@ -4,26 +4,32 @@
  */
 
 #include <linux/debugfs.h>
-#include <linux/luf.h>
 #include <linux/seq_file.h>
 
 #include "luf.h"
 
 DEFINE_PER_CPU(struct luf_stats, luf_stats);
 
-const char *const luf_stat_names[NR_LUF_STATS] = {
+static const char *const luf_stat_names[NR_LUF_STATS] = {
 	[LUF_STAT_OFFERED]		= "offered",
 	[LUF_STAT_DEFERRED]		= "deferred",
 	[LUF_STAT_PAGES_TAGGED]		= "pages_tagged",
-	[LUF_STAT_REFUSED_WRITABLE]	= "refused_writable",
-	[LUF_STAT_REFUSED_DIRTY]	= "refused_dirty",
-	[LUF_STAT_REFUSED_LARGE]	= "refused_large",
-	[LUF_STAT_REFUSED_DISABLED]	= "refused_disabled",
-	[LUF_STAT_FLUSH_ALLOC]		= "flush_alloc",
-	[LUF_STAT_FLUSH_WRITE]		= "flush_write",
-	[LUF_STAT_FLUSH_LIMIT]		= "flush_limit",
-	[LUF_STAT_FLUSH_AGE]		= "flush_age",
-	[LUF_STAT_FLUSH_DISABLE]	= "flush_disable",
+	[LUF_STAT_DECLINED]		= "declined",
+	[LUF_STAT_REFUSED + LUF_REFUSED_WRITABLE] = "refused_writable",
+	[LUF_STAT_REFUSED + LUF_REFUSED_SHSTK]	= "refused_shstk",
+	[LUF_STAT_REFUSED + LUF_REFUSED_LARGE]	= "refused_large",
+	[LUF_STAT_REFUSED + LUF_REFUSED_KEPT]	= "refused_kept",
+	[LUF_STAT_FLUSH + LUF_FLUSH_ALLOC]	= "flush_alloc",
+	[LUF_STAT_FLUSH + LUF_FLUSH_WRITE]	= "flush_write",
+	[LUF_STAT_FLUSH + LUF_FLUSH_FILE_WRITE]	= "flush_file_write",
+	[LUF_STAT_FLUSH + LUF_FLUSH_TRUNCATE]	= "flush_truncate",
+	[LUF_STAT_FLUSH + LUF_FLUSH_PUT]	= "flush_put",
+	[LUF_STAT_FLUSH + LUF_FLUSH_PARKED]	= "flush_parked",
+	[LUF_STAT_FLUSH + LUF_FLUSH_AGE]	= "flush_age",
+	[LUF_STAT_FLUSH + LUF_FLUSH_LIMIT]	= "flush_limit",
+	[LUF_STAT_FLUSH + LUF_FLUSH_DISABLE]	= "flush_disable",
+	[LUF_STAT_FLUSH_MM]		= "flush_mm",
+	[LUF_STAT_FLUSHES]		= "flushes",
 	[LUF_STAT_IPIS]			= "ipis",
 	[LUF_STAT_FLUSH_NOOP]		= "flush_noop",
 };
@@ -48,8 +54,9 @@ DEFINE_SHOW_ATTRIBUTE(stats);
 
 static int state_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "registered %d\n", luf_is_enabled());
+	seq_printf(m, "enabled %d\n", luf_is_enabled());
 	seq_printf(m, "abi_version %u\n", LUF_ABI_VERSION);
+	luf_show_state(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(state);
@@ -60,6 +67,10 @@ void luf_debugfs_init(void)
 	luf_debugfs_dir = debugfs_create_dir("luf", NULL);
 	debugfs_create_file("stats", 0444, luf_debugfs_dir, NULL, &stats_fops);
 	debugfs_create_file("state", 0444, luf_debugfs_dir, NULL, &state_fops);
+#ifdef LUF_DEBUG
+	debugfs_create_ulong("debug_skip", 0600, luf_debugfs_dir,
+			     &luf_debug_skip);
+#endif
 }
 
 void luf_debugfs_exit(void)

@@ -2,41 +2,73 @@
 /*
  * luf.ko internals shared between the module's files.
  *
- * The module's user-visible surface is documented once, here:
+ * The module's user-visible surface is documented once, here.
  *
- * sysfs, /sys/kernel/mm/luf/ (tuning; writes are parsed strictly and a bad
- * value returns -EINVAL with nothing changed):
+ * sysfs, /sys/kernel/mm/luf/ (tuning; writes are parsed strictly, a bad
+ * value returns -EINVAL and changes nothing):
  *
- *   enabled	0 or 1.  The A/B switch.  Reads the state in effect: 1 while
- *		luf's hooks are registered with the core kernel.  Writing 1
- *		registers them, writing 0 unregisters them; both are
- *		idempotent.  The module loads enabled.
+ *   enabled		0 or 1.  The A/B switch.  Reads the state in effect.
+ *			Writing 0 stops deferring and completes every
+ *			outstanding flush before the write returns; writing 1
+ *			defers again.  Both are idempotent.  The module loads
+ *			enabled; its hooks stay registered until unload.
+ *   max_defer_ms	1..60000, default 1000.  No deferred flush waits longer
+ *			than this (plus the time a worker takes to run).
+ *   max_pages		1..2^30, default 65536.  Folios whose flush may be
+ *			outstanding at once; beyond it the flush is started.
+ *   migration		0 or 1, default 1.  Defer flushes of unmaps done by
+ *			page migration (NUMA tiering, move_pages, compaction).
+ *   reclaim		0 or 1, default 1.  Defer flushes of unmaps done by
+ *			reclaim.
  *
- * debugfs, /sys/kernel/debug/luf/ (inspection; read-only):
+ * debugfs, /sys/kernel/debug/luf/ (inspection, read-only):
  *
  *   stats	one "name value" line per event counter, summed over CPUs:
- *		  offered	unmap passes whose read-only batch was offered
- *		  deferred	batches taken and tagged with a generation
- *		  pages_tagged	pages freed carrying a generation tag
- *		  refused_*	pages sent down the normal flush path, by reason
- *		  flush_*	flushes completed, by trigger
- *		  ipis		flush requests sent to remote CPUs by luf
- *		  flush_noop	flush requests that found nothing pending
- *   state	"name value" lines: registered, abi_version, and the state
- *		of the deferred batch
+ *		  offered		read-only batches offered by the core
+ *		  deferred		batches taken into the deferred batch
+ *		  pages_tagged		folios covered by them
+ *		  declined		batches refused (disabled, source off)
+ *		  refused_writable	folios sent down the normal path: a PTE
+ *					that may be cached writable
+ *		  refused_shstk		... a shadow-stack PTE
+ *		  refused_large		... a large folio
+ *		  refused_kept		... unmapped but kept by reclaim
+ *		  flush_<reason>	flushes done, by what asked: alloc, write,
+ *					file_write, truncate, put, parked (core
+ *					triggers), age, limit, disable (module)
+ *		  flush_mm		flushes of one mm's batched unmaps (a
+ *					private mapping became writable)
+ *		  flushes		flushes of the deferred batch
+ *		  ipis			flush IPIs sent (CPUs other than the
+ *					flushing one)
+ *		  flush_noop		flush requests that found nothing to do
+ *   state	"name value" lines: enabled, abi_version, gen_flushed,
+ *		gen_deferred, gen_open, flushing, pending_cpus, pending_pages,
+ *		oldest_pending_ms
+ *
+ * Debug builds only (make LUF_DEBUG=1; never in a normal build):
+ *
+ *   debug_skip	bitmask of flush reasons (bit n: the n-th flush_<reason>
+ *		above) whose flush requests are ignored.  Breaks luf on
+ *		purpose, so that tests can show they catch stale TLB entries.
  */
 #ifndef _LUF_MODULE_H
 #define _LUF_MODULE_H
 
+#include <linux/luf.h>
 #include <linux/percpu.h>
 #include <linux/types.h>
 
-struct luf_ops;
+struct mm_struct;
+struct seq_file;
 
 /* Entry points of core-hooks.patch, resolved at load time. */
 struct luf_core {
 	int (*reg)(const struct luf_ops *ops);
 	void (*unreg)(const struct luf_ops *ops);
+	void (*flush_batch)(struct arch_tlbflush_unmap_batch *batch);
+	void (*flush_mm_batched)(struct mm_struct *mm);
+	struct luf_gens *gens;
 	struct kobject **mm_kobj;
 };
 
@@ -45,22 +77,28 @@ extern struct luf_core luf_core;
 int luf_core_bind(void);
 void luf_core_unbind(void);
 
+int luf_start(void);
+void luf_stop(void);
 int luf_set_enabled(bool on);
 bool luf_is_enabled(void);
+
+/* Flush reasons: the core's enum luf_reason, then the module's own. */
+enum {
+	LUF_FLUSH_AGE = NR_LUF_REASONS,
+	LUF_FLUSH_LIMIT,
+	LUF_FLUSH_DISABLE,
+	NR_LUF_FLUSH_REASONS,
+};
 
 enum luf_stat_item {
 	LUF_STAT_OFFERED,
 	LUF_STAT_DEFERRED,
 	LUF_STAT_PAGES_TAGGED,
-	LUF_STAT_REFUSED_WRITABLE,
-	LUF_STAT_REFUSED_DIRTY,
-	LUF_STAT_REFUSED_LARGE,
-	LUF_STAT_REFUSED_DISABLED,
-	LUF_STAT_FLUSH_ALLOC,
-	LUF_STAT_FLUSH_WRITE,
-	LUF_STAT_FLUSH_LIMIT,
-	LUF_STAT_FLUSH_AGE,
-	LUF_STAT_FLUSH_DISABLE,
+	LUF_STAT_DECLINED,
+	LUF_STAT_REFUSED,			/* + enum luf_refusal */
+	LUF_STAT_FLUSH = LUF_STAT_REFUSED + NR_LUF_REFUSALS, /* + reason */
+	LUF_STAT_FLUSH_MM = LUF_STAT_FLUSH + NR_LUF_FLUSH_REASONS,
+	LUF_STAT_FLUSHES,
 	LUF_STAT_IPIS,
 	LUF_STAT_FLUSH_NOOP,
 	NR_LUF_STATS,
@@ -69,13 +107,27 @@ enum luf_stat_item {
 struct luf_stats {
 	u64 item[NR_LUF_STATS];
 };
+
 DECLARE_PER_CPU(struct luf_stats, luf_stats);
-extern const char *const luf_stat_names[NR_LUF_STATS];
 
 static inline void luf_stat_add(enum luf_stat_item item, u64 n)
 {
 	this_cpu_add(luf_stats.item[item], n);
 }
+
+/* Knobs, read with READ_ONCE(). */
+extern unsigned int luf_max_defer_ms;
+extern unsigned int luf_max_pages;
+extern unsigned long luf_debug_skip;
+
+/* The deferred batch (defer.c). */
+extern const struct luf_ops luf_ops;
+void luf_defer_init(void);
+void luf_defer_start(void);
+void luf_defer_stop(void);
+void luf_set_sources(unsigned long sources);
+unsigned long luf_get_sources(void);
+void luf_show_state(struct seq_file *m);
 
 int luf_sysfs_init(void);
 void luf_sysfs_exit(void);

@@ -3,7 +3,6 @@
  * luf: lazy unmap flush.  Module entry and exit.
  */
 
-#include <linux/luf.h>
 #include <linux/module.h>
 
 #include "luf.h"
@@ -16,7 +15,9 @@ static int __init luf_mod_init(void)
 	if (err)
 		return err;
 
-	err = luf_set_enabled(true);
+	luf_defer_init();
+
+	err = luf_start();
 	if (err)
 		goto err_bind;
 
@@ -29,7 +30,7 @@ static int __init luf_mod_init(void)
 	return 0;
 
 err_enable:
-	luf_set_enabled(false);
+	luf_stop();
 err_bind:
 	luf_core_unbind();
 	return err;
@@ -39,7 +40,7 @@ static void __exit luf_mod_exit(void)
 {
 	luf_debugfs_exit();
 	luf_sysfs_exit();
-	luf_set_enabled(false);
+	luf_stop();
 	luf_core_unbind();
 }
 

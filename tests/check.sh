@@ -57,6 +57,9 @@ must module make -s module KDIR="$kp"
 abi=$build/abi999
 rm -rf "$abi" && mkdir -p "$abi" && cp -r Kbuild module "$abi/"
 must module-abi999 make -s -C "$kp" M="$abi" LUF_TEST_ABI_VERSION=999 modules
+dbg=$build/luf-debug
+rm -rf "$dbg" && mkdir -p "$dbg" && cp -r Kbuild module "$dbg/"
+must module-debug make -s -C "$kp" M="$dbg" LUF_DEBUG=1 modules
 warn=$build/warnmod
 rm -rf "$warn" && mkdir -p "$warn" && cp tests/guest/warnmod/* "$warn/"
 must module-warn make -s -C "$kp" M="$warn" modules
@@ -72,7 +75,9 @@ must selftests tests/selftests.sh "$kv" "$build/selftests"
 step "host tests"
 # The patch and the module are checkpatch-clean.
 cp_log=$out/checkpatch.log
-if "$kp/../scripts/checkpatch.pl" --no-tree --strict -q core-hooks.patch >"$cp_log" 2>&1 &&
+# (The patch goes in on stdin: given a file tracked by git, checkpatch reads
+# it as a source file, not as a patch.)
+if "$kp/../scripts/checkpatch.pl" --no-tree --strict -q - <core-hooks.patch >"$cp_log" 2>&1 &&
    "$kp/../scripts/checkpatch.pl" --no-tree --strict -q -f module/*.[ch] >>"$cp_log" 2>&1; then
 	record PASS checkpatch
 else
@@ -98,8 +103,9 @@ fi
 
 step "initramfs"
 must initramfs tests/initramfs.sh "$build/initramfs.cpio" "$build/stage" \
-	luf.ko:luf.ko "$abi/luf.ko:luf-abi999.ko" "$warn/warn_on_load.ko:warn_on_load.ko" \
-	"$build/guest/.:bin" "$build/selftests/.:selftests"
+	luf.ko:luf.ko "$abi/luf.ko:luf-abi999.ko" "$dbg/luf.ko:luf-debug.ko" \
+	"$warn/warn_on_load.ko:warn_on_load.ko" \
+	"$build/guest/.:bin" "$build/tools/.:bin" "$build/selftests/.:selftests"
 
 # run_vm <suite> <kernel build dir> <timeout>: verdict lines go to
 # $out/vm-<suite>.txt; the harness's own verdict is the exit status.
@@ -134,7 +140,11 @@ base=$(sed -n 's#^PASS vanilla/selftest \([^ :]*\).*#\1#p' "$out/selftests-vanil
 echo "   mm selftests passing on vanilla:" $base
 
 step "guest: patched kernel"
-run_vm patched "$kp" 1500
+# A fresh scratch ext4 disk for the tests that need a real filesystem.
+rm -f "$build/disk.img"
+truncate -s 256M "$build/disk.img" && mkfs.ext4 -q -F "$build/disk.img" ||
+	record FAIL disk-image "mkfs.ext4 failed"
+LUF_DISK=$build/disk.img run_vm patched "$kp" 2400
 rc=$?
 # A selftest that does not pass on vanilla cannot be held against luf: its
 # patched result is reported as a skip with the vanilla result as the reason.
@@ -164,6 +174,12 @@ elif [ -n "$missing" ]; then
 else
 	record PASS selftests-match
 fi
+
+step "guest: patched kernel booted with init_on_free=1"
+LUF_CMDLINE="init_on_free=1" run_vm initfree "$kp" 300
+rc=$?
+guest_verdicts initfree | tee -a "$results"
+vm_verdict initfree $rc
 
 step "harness self-test: a WARN at module load fails the run"
 run_vm harness "$kp" 300

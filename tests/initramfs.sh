@@ -4,8 +4,8 @@
 #
 #   tests/initramfs.sh <out.cpio> <stage dir> <file>...
 #
-# Each <file> is "src:dst" (dst relative to /luf in the guest).  The suites
-# (tests/guest/*.list) get one "selftest" entry per line of
+# Each <file> is "src:dst" (dst relative to /luf in the guest).  The main
+# suites (patched, vanilla) get one "selftest" entry per line of
 # tests/guest/selftests.list and the kmemleak check appended.
 set -euo pipefail
 out=${1:?}
@@ -20,12 +20,16 @@ install -m 755 "$guest/init" "$stage/init"
 cp "$guest/lib.sh" "$stage/luf/lib.sh"
 cp "$guest"/t/* "$stage/luf/t/"
 for l in "$guest"/*.list; do
-	case $l in */selftests.list) continue ;; esac
-	{
-		cat "$l"
-		grep -Ev '^(#|$)' "$guest/selftests.list" | sed 's/^/selftest /'
-		echo kmemleak
-	} > "$stage/luf/$(basename "$l")"
+	case $l in
+	*/selftests.list) continue ;;
+	*/patched.list|*/vanilla.list)
+		{
+			cat "$l"
+			grep -Ev '^(#|$)' "$guest/selftests.list" | sed 's/^/selftest /'
+			echo kmemleak
+		} > "$stage/luf/$(basename "$l")" ;;
+	*)	cp "$l" "$stage/luf/" ;;
+	esac
 done
 for f in "$@"; do
 	src=${f%%:*}

@@ -7,7 +7,8 @@
 # (1536 MiB) with 3x the latency and 1/5 the bandwidth, so the kernel puts it
 # in a lower memory tier and demotes node 0 to it, as with DRAM + CXL.
 # TCG by default (nested KVM hangs on the machines this was written on);
-# LUF_KVM=1 uses KVM on a host where it works.
+# LUF_KVM=1 uses KVM on a host where it works.  LUF_DISK=<image> attaches a
+# raw disk as virtio-blk (the guest mounts an ext4 one on /mnt).
 #
 # Writes <outdir>/console.log (ttyS0) and <outdir>/results.log (ttyS1) and
 # prints the verdict lines (harness notes start with '#').
@@ -45,6 +46,7 @@ timeout -k 10 "$timeout" qemu-system-x86_64 \
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
 	-nodefaults -display none -no-reboot \
 	-serial "file:$console" -serial "file:$results" \
+	${LUF_DISK:+-drive file=$LUF_DISK,if=virtio,format=raw,cache=unsafe} \
 	${LUF_QEMU_EXTRA:-} </dev/null >"$outdir/qemu.log" 2>&1
 qrc=$?
 elapsed=$(( $(date +%s) - start ))

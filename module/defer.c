@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The global deferred batch: generations, flushes and their races.
+ *
+ * Deferrals join the open generation, luf_open, and their CPUs accumulate in
+ * luf_pending.  A flush closes the open generation under luf_lock: it takes
+ * luf_pending as its own batch, opens luf_open + 1 for whatever comes next,
+ * flushes outside the lock and publishes luf_gens.flushed = the generation it
+ * closed.  One flush completes every deferral made before it closed the
+ * generation, however many there were.
+ *
+ * So at most two generations are outstanding, the one being flushed and the
+ * open one.  A tag in a free page is one of those, or done, or something
+ * that was never a tag (see luf.h in the core); the core's fast check never
+ * mistakes an outstanding tag for a flushed one.
+ */
+
+#include <linux/cpumask.h>
+#include <linux/jiffies.h>
+#include <linux/lockdep.h>
+#include <linux/mm_types_task.h>
+#include <linux/seq_file.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include "luf.h"
+
+unsigned int luf_max_defer_ms = 1000;
+unsigned int luf_max_pages = 65536;
+unsigned long luf_debug_skip;
+
+/*
+ * Work added while a flush runs.  The closing of a generation and every
+ * deferral take luf_lock, so a deferral either lands before the close, in
+ * the batch that is being flushed, or after it, in the new open generation:
+ *
+ *	CPU0 (flush)			CPU1 (reclaim)
+ *	lock
+ *	batch = pending; pending = {}
+ *	target = open++
+ *	unlock
+ *					unmap folios, PTEs cleared
+ *					lock
+ *					pending |= CPUs; gen = open
+ *					unlock
+ *	IPIs to batch
+ *	flushed = target		free folios tagged gen (> target)
+ *
+ * CPU1's CPUs are not in CPU0's batch, and its tag is newer than what CPU0
+ * publishes: nothing CPU1 deferred reads as flushed until a later flush.
+ * Clearing pending after the IPIs instead would lose CPU1's CPUs.
+ *
+ * Concurrent requesters.  Two CPUs may ask for the same generation:
+ *
+ *	CPU0				CPU1
+ *	lock; flushing = true; unlock
+ *	IPIs				lock; sees flushing; unlock
+ *					spins until !flushing
+ *	lock; flushed = target;		lock; target <= flushed: done
+ *	flushing = false; unlock
+ *
+ * CPU1 must not return while CPU0's IPIs are in flight (its page could be
+ * reused before they land), and must not start a second flush of an empty
+ * batch and publish it first.  Only one flush is in flight at a time.
+ *
+ * Contexts.  The core never asks for a flush with interrupts disabled: an
+ * IPI cannot be waited for then (allocations park the page instead, I/O
+ * completions queue the flush).  Requesters spin rather than sleep, since
+ * allocations may not sleep.  A spinning CPU keeps interrupts enabled, so it
+ * answers the flusher's IPI; and the flusher runs with preemption and
+ * bottom halves disabled, so no requester can be waiting on the same CPU for
+ * a flusher it interrupted or preempted.
+ */
+static DEFINE_SPINLOCK(luf_lock);
+static struct arch_tlbflush_unmap_batch luf_pending;
+static struct arch_tlbflush_unmap_batch luf_flushing_batch;
+static unsigned long luf_open;
+static bool luf_open_used;
+static unsigned long luf_open_since;		/* jiffies */
+static unsigned int luf_open_pages;
+static bool luf_flushing;
+static bool luf_accepting;
+static unsigned long luf_sources = BIT(LUF_SRC_MIGRATION) | BIT(LUF_SRC_RECLAIM);
+
+static bool luf_after(unsigned long a, unsigned long b)
+{
+	return (long)(a - b) > 0;
+}
+
+static void luf_flush(unsigned long gen, unsigned int why)
+{
+	struct luf_gens *gens = luf_core.gens;
+	unsigned long flags, target;
+	unsigned int nr_ipis;
+
+#ifdef LUF_DEBUG
+	if (test_bit(why, &luf_debug_skip))
+		return;
+#endif
+	lockdep_assert_irqs_enabled();
+retry:
+	spin_lock_irqsave(&luf_lock, flags);
+	if (!luf_after(gen, gens->flushed) || (!luf_open_used && !luf_flushing)) {
+		/* Done meanwhile, or a tag that was never handed out. */
+		spin_unlock_irqrestore(&luf_lock, flags);
+		luf_stat_add(LUF_STAT_FLUSH_NOOP, 1);
+		return;
+	}
+	if (luf_flushing) {
+		spin_unlock_irqrestore(&luf_lock, flags);
+		while (READ_ONCE(luf_flushing))
+			cpu_relax();
+		goto retry;
+	}
+	target = luf_open;
+	cpumask_copy(&luf_flushing_batch.cpumask, &luf_pending.cpumask);
+	cpumask_clear(&luf_pending.cpumask);
+	luf_open++;
+	luf_open_used = false;
+	luf_open_pages = 0;
+	WRITE_ONCE(luf_flushing, true);
+	spin_unlock_irqrestore(&luf_lock, flags);
+
+	local_bh_disable();
+	nr_ipis = cpumask_weight(&luf_flushing_batch.cpumask);
+	if (cpumask_test_cpu(smp_processor_id(), &luf_flushing_batch.cpumask))
+		nr_ipis--;
+	luf_core.flush_batch(&luf_flushing_batch);
+
+	spin_lock_irqsave(&luf_lock, flags);
+	/* Pairs with smp_load_acquire() in the core's luf_tag_pending(). */
+	smp_store_release(&gens->flushed, target);
+	WRITE_ONCE(luf_flushing, false);
+	spin_unlock_irqrestore(&luf_lock, flags);
+	local_bh_enable();
+
+	luf_stat_add(LUF_STAT_FLUSH + why, 1);
+	luf_stat_add(LUF_STAT_FLUSHES, 1);
+	luf_stat_add(LUF_STAT_IPIS, nr_ipis);
+}
+
+static void luf_flush_everything(unsigned int why)
+{
+	luf_flush(READ_ONCE(luf_core.gens->deferred), why);
+}
+
+/* Bounds the window: no deferral outlives max_defer_ms (plus a worker). */
+static void luf_age_workfn(struct work_struct *work)
+{
+	luf_flush_everything(LUF_FLUSH_AGE);
+}
+
+static DECLARE_DELAYED_WORK(luf_age_work, luf_age_workfn);
+
+static void luf_limit_workfn(struct work_struct *work)
+{
+	luf_flush_everything(LUF_FLUSH_LIMIT);
+}
+
+static DECLARE_WORK(luf_limit_work, luf_limit_workfn);
+
+static unsigned long luf_defer(struct arch_tlbflush_unmap_batch *batch,
+			       unsigned long sources, unsigned int nr_folios)
+{
+	unsigned long flags, gen = 0;
+	bool first = false, over = false;
+
+	luf_stat_add(LUF_STAT_OFFERED, 1);
+	spin_lock_irqsave(&luf_lock, flags);
+	if (luf_accepting && !(sources & ~luf_sources)) {
+		cpumask_or(&luf_pending.cpumask, &luf_pending.cpumask,
+			   &batch->cpumask);
+		if (!luf_open_used) {
+			luf_open_used = true;
+			luf_open_since = jiffies;
+			first = true;
+		}
+		luf_open_pages += nr_folios;
+		over = luf_open_pages >= READ_ONCE(luf_max_pages);
+		gen = luf_open;
+		WRITE_ONCE(luf_core.gens->deferred, gen);
+	}
+	spin_unlock_irqrestore(&luf_lock, flags);
+
+	if (!gen) {
+		luf_stat_add(LUF_STAT_DECLINED, 1);
+		return 0;
+	}
+	luf_stat_add(LUF_STAT_DEFERRED, 1);
+	luf_stat_add(LUF_STAT_PAGES_TAGGED, nr_folios);
+	/* A pending timer set for an older generation only fires earlier. */
+	if (first)
+		queue_delayed_work(system_wq, &luf_age_work,
+				   msecs_to_jiffies(READ_ONCE(luf_max_defer_ms)));
+	if (over)
+		queue_work(system_wq, &luf_limit_work);
+	return gen;
+}
+
+static void luf_ops_flush(unsigned long gen, enum luf_reason why)
+{
+	luf_flush(gen, why);
+}
+
+/*
+ * A private mapping of @mm is about to become writable: stale translations
+ * of an older copy can only be @mm's own, and flushing @mm's CPUs is enough.
+ */
+static void luf_ops_flush_mm(struct mm_struct *mm)
+{
+#ifdef LUF_DEBUG
+	if (test_bit(LUF_FLUSH_WRITE, &luf_debug_skip))
+		return;
+#endif
+	luf_core.flush_mm_batched(mm);
+	luf_stat_add(LUF_STAT_FLUSH_MM, 1);
+}
+
+static void luf_ops_refused(enum luf_refusal why, unsigned int nr)
+{
+	luf_stat_add(LUF_STAT_REFUSED + why, nr);
+}
+
+/*
+ * Tests build a second copy of the module with a wrong interface version to
+ * check that the core refuses it.
+ */
+#ifndef LUF_TEST_ABI_VERSION
+#define LUF_TEST_ABI_VERSION LUF_ABI_VERSION
+#endif
+
+const struct luf_ops luf_ops = {
+	.abi_version	= LUF_TEST_ABI_VERSION,
+	.owner		= THIS_MODULE,
+	.defer		= luf_defer,
+	.flush		= luf_ops_flush,
+	.flush_mm	= luf_ops_flush_mm,
+	.refused	= luf_ops_refused,
+};
+
+/* The core reads the sources it may offer from luf_gens. */
+static void luf_publish_sources(void)
+{
+	WRITE_ONCE(luf_core.gens->sources, luf_accepting ? luf_sources : 0);
+}
+
+void luf_set_sources(unsigned long sources)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&luf_lock, flags);
+	luf_sources = sources;
+	luf_publish_sources();
+	spin_unlock_irqrestore(&luf_lock, flags);
+}
+
+unsigned long luf_get_sources(void)
+{
+	return READ_ONCE(luf_sources);
+}
+
+/* Generations continue where an earlier instance of the module stopped. */
+void luf_defer_init(void)
+{
+	struct luf_gens *gens = luf_core.gens;
+	unsigned long last = gens->flushed;
+
+	if (luf_after(gens->deferred, last))
+		last = gens->deferred;
+	luf_open = last + 1;
+}
+
+void luf_defer_start(void)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&luf_lock, flags);
+	luf_accepting = true;
+	luf_publish_sources();
+	spin_unlock_irqrestore(&luf_lock, flags);
+}
+
+/*
+ * Stop deferring and complete everything outstanding: afterwards the core
+ * may stop checking tags.  A deferral racing with this either took its
+ * generation before luf_accepting was cleared, and the flush below covers
+ * it, or is declined and flushed by the core at once.
+ */
+void luf_defer_stop(void)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&luf_lock, flags);
+	luf_accepting = false;
+	luf_publish_sources();
+	spin_unlock_irqrestore(&luf_lock, flags);
+
+	luf_flush_everything(LUF_FLUSH_DISABLE);
+	cancel_delayed_work_sync(&luf_age_work);
+	cancel_work_sync(&luf_limit_work);
+}
+
+void luf_show_state(struct seq_file *m)
+{
+	struct luf_gens *gens = luf_core.gens;
+	unsigned long flags, since, pages;
+	bool used, flushing;
+	cpumask_var_t cpus;
+
+	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL))
+		return;
+	spin_lock_irqsave(&luf_lock, flags);
+	cpumask_copy(cpus, &luf_pending.cpumask);
+	used = luf_open_used;
+	since = luf_open_since;
+	pages = luf_open_pages;
+	flushing = luf_flushing;
+	seq_printf(m, "gen_flushed %lu\ngen_deferred %lu\ngen_open %lu\n",
+		   gens->flushed, gens->deferred, luf_open);
+	spin_unlock_irqrestore(&luf_lock, flags);
+
+	seq_printf(m, "flushing %d\n", flushing);
+	if (cpumask_empty(cpus))
+		seq_puts(m, "pending_cpus none\n");
+	else
+		seq_printf(m, "pending_cpus %*pbl\n", cpumask_pr_args(cpus));
+	seq_printf(m, "pending_pages %lu\n", pages);
+	seq_printf(m, "oldest_pending_ms %u\n",
+		   used ? jiffies_to_msecs(jiffies - since) : 0);
+	free_cpumask_var(cpus);
+}

@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lufstress: migrate read-only pages under readers and report stale reads.
+ *
+ * Readers, one per CPU, spin over pages whose contents they know; a migrator
+ * ping-pongs the pages between two NUMA nodes with move_pages(2); a hog
+ * allocates, poisons and frees memory so that freed pages are reused at
+ * once.  A reader that sees anything but the expected contents read through a
+ * stale TLB entry: after migration the old page was freed and reused (or,
+ * with a writer, the new page changed while the old one was still visible).
+ *
+ * Every 64-bit word i of page p holds sig(p, i) + epoch.  Readers load the
+ * published epoch E before reading a word; the word must decode to page p
+ * with an epoch in [E, newest].  Poison from the hog, another page's
+ * contents or an epoch older than E is a violation.
+ *
+ * Modes (-m):
+ *   anon	private anonymous memory, shared read-only with a forked child
+ *   file	a tmpfs file mapped read-only and shared
+ *   write	file, plus a writer that rewrites it with pwrite(2), then
+ *		publishes the new epoch
+ *   truncate	file, plus a truncater that truncates it to 0 and back (new
+ *		contents: zero pages) and publishes the new epoch, then refills
+ *   cow	anonymous memory written to by the writer thread through its
+ *		own mapping (write faults on read-only, exclusive pages)
+ *   mprotect	anonymous memory made writable with mprotect(2), written,
+ *		and made read-only again, by the writer
+ *
+ * Unmapping source (-s):
+ *   migrate	move_pages(2) ping-pong between node 0 and node 1 (default)
+ *   pageout	madvise(MADV_PAGEOUT): reclaim; file modes on a real
+ *		filesystem (-f), whose clean pages need no swap
+ *
+ * Output: one line of "key=value" counters; exit status 1 if any violation
+ * was seen, 2 on a usage or setup error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAGIC		0x6c75660000000000ULL	/* "luf" */
+#define POISON		0xdeadbeefdeadbeefULL
+#define MPOL_MF_MOVE_ALL (1 << 2)
+
+enum mode { M_ANON, M_FILE, M_WRITE, M_TRUNCATE, M_COW, M_MPROTECT };
+static const char *const mode_names[] = {
+	"anon", "file", "write", "truncate", "cow", "mprotect",
+};
+
+static enum mode mode = M_ANON;
+static long npages = 256;
+static long passes = 0;			/* 0: run for -t seconds */
+static int seconds = 10;
+static int hog_mib = 64;
+static int nreaders;
+static long page_size;
+static int fd = -1;
+static const char *path = "/dev/shm/lufstress";
+static int pageout;
+
+static uint64_t *area;			/* the readers' mapping */
+static uint64_t *warea;			/* the writer's mapping (cow, mprotect) */
+static _Atomic uint64_t epoch;		/* published: contents are at least this */
+static _Atomic int stop;
+static _Atomic long violations, reads, migrated, npasses, moves_failed, hogged;
+static _Atomic uint64_t first_bad, first_bad_expected;
+static _Atomic long sigbus;
+static pid_t child = -1, hog_pid = -1;
+static _Atomic long *hog_rounds;
+static __thread sigjmp_buf reader_jmp;
+
+static uint64_t sig(long p, long i)
+{
+	return MAGIC ^ ((uint64_t)p << 24) ^ (uint64_t)i;
+}
+
+static void fill_page(uint64_t *page, long p, uint64_t ep)
+{
+	long i, n = page_size / 8;
+
+	for (i = 0; i < n; i++)
+		page[i] = sig(p, i) + ep;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "lufstress: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+/* Is every byte of @v the same byte of @a or of @b? */
+static int bytes_from(uint64_t v, uint64_t a, uint64_t b)
+{
+	int k;
+
+	for (k = 0; k < 64; k += 8) {
+		uint64_t m = 0xffULL << k;
+
+		if ((v & m) != (a & m) && (v & m) != (b & m))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * May a reader that saw epochs e1 (before) and e2 (after its load) read @v
+ * from word i of page p?  The contents may be one epoch ahead of what was
+ * published (the writer is at work), never behind.  In truncate mode a page
+ * may also read zero (truncated, not yet refilled).  A word the writer is
+ * copying in (pwrite) may be torn between two acceptable values.
+ */
+static int acceptable(uint64_t v, long p, long i, uint64_t e1, uint64_t e2)
+{
+	uint64_t base = sig(p, i), a, b;
+
+	if (v - base >= e1 && v - base <= e2 + 1)
+		return 1;
+	if (mode == M_TRUNCATE && v == 0)
+		return 1;
+	if (mode != M_TRUNCATE && mode != M_WRITE)
+		return 0;
+	for (a = e1; a <= e2 + 1; a++) {
+		if (mode == M_TRUNCATE && bytes_from(v, base + a, 0))
+			return 1;
+		for (b = a + 1; b <= e2 + 1; b++)
+			if (bytes_from(v, base + a, base + b))
+				return 1;
+	}
+	return 0;
+}
+
+/*
+ * A truncated file raises SIGBUS beyond its end until it is extended again:
+ * the reader restarts its sweep.
+ */
+static void on_sigbus(int sig)
+{
+	atomic_fetch_add(&sigbus, 1);
+	siglongjmp(reader_jmp, 1);
+}
+
+static void *reader(void *arg)
+{
+	long cpu = (long)arg, n = page_size / 8;
+	volatile long i = cpu * 61;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	sigsetjmp(reader_jmp, 1);
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		long p;
+
+		for (p = 0; p < npages; p++) {
+			uint64_t e1 = atomic_load_explicit(&epoch, memory_order_acquire);
+			uint64_t v = ((volatile uint64_t *)area)[p * n + i];
+			uint64_t e2 = atomic_load_explicit(&epoch, memory_order_acquire);
+
+			if (!acceptable(v, p, i, e1, e2)) {
+				if (atomic_fetch_add(&violations, 1) == 0) {
+					first_bad = v;
+					first_bad_expected = sig(p, i) + e1;
+				}
+			}
+			i = (i + 1) % n;
+		}
+		atomic_fetch_add_explicit(&reads, npages, memory_order_relaxed);
+	}
+	return NULL;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Reclaim the pages again and again; the readers fault them back in. */
+static void pageouter(void)
+{
+	long pass;
+
+	for (pass = 0; !atomic_load(&stop); pass++) {
+		if (madvise(area, npages * page_size, MADV_PAGEOUT))
+			die("madvise(MADV_PAGEOUT)");
+		atomic_fetch_add(&migrated, npages);
+		atomic_fetch_add(&npasses, 1);
+		if (passes && pass + 1 >= passes)
+			atomic_store(&stop, 1);
+		sleep_ms(5);
+	}
+}
+
+static void *migrator(void *arg)
+{
+	void **pages = calloc(npages, sizeof(void *));
+	int *nodes = calloc(npages, sizeof(int));
+	int *status = calloc(npages, sizeof(int));
+	long p, pass;
+
+	if (pageout) {
+		pageouter();
+		return NULL;
+	}
+	for (p = 0; p < npages; p++)
+		pages[p] = (char *)area + p * page_size;
+	for (pass = 0; !atomic_load(&stop); pass++) {
+		int node = (pass & 1) ? 0 : 1;
+
+		for (p = 0; p < npages; p++)
+			nodes[p] = node;
+		if (syscall(SYS_move_pages, 0, npages, pages, nodes, status,
+			    MPOL_MF_MOVE_ALL) < 0 && errno != ENOENT && errno != EBUSY)
+			die("move_pages");
+		/* The return value hides pages that did not move: check each. */
+		for (p = 0; p < npages; p++) {
+			if (status[p] == node)
+				atomic_fetch_add(&migrated, 1);
+			else
+				atomic_fetch_add(&moves_failed, 1);
+		}
+		atomic_fetch_add(&npasses, 1);
+		if (passes && pass + 1 >= passes)
+			atomic_store(&stop, 1);
+	}
+	return NULL;
+}
+
+/*
+ * The hog runs in a child process: its write faults must not be taken for
+ * write-enables in the readers' mm, which would flush everything.
+ */
+static void hog(_Atomic long *rounds)
+{
+	size_t len = (size_t)hog_mib << 20;
+
+	/* Drop the inherited copy of the area: its unmaps are not ours. */
+	munmap(area, npages * page_size);
+	for (;;) {
+		uint64_t *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		size_t i;
+
+		if (m == MAP_FAILED)
+			die("mmap hog");
+		for (i = 0; i < len / 8; i += 8)
+			m[i] = POISON;
+		munmap(m, len);
+		atomic_fetch_add(rounds, 1);
+	}
+}
+
+
+/*
+ * Write-protect the PTEs of the anonymous area but keep the pages exclusive:
+ * a child that exits at once leaves the parent's PTEs write-protected (fork
+ * did it) and the pages with a single reference, so the next write to each
+ * is a write fault that reuses the page in place.
+ */
+static void write_protect(void)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork");
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+}
+
+/* Rewrite all pages with epoch e + 1 through the writer's path, publish. */
+static void *writer(void *arg)
+{
+	uint64_t *buf = malloc(page_size);
+	long p;
+
+	while (!atomic_load(&stop)) {
+		uint64_t e = atomic_load(&epoch) + 1;
+
+		switch (mode) {
+		case M_WRITE:
+			for (p = 0; p < npages; p++) {
+				fill_page(buf, p, e);
+				if (pwrite(fd, buf, page_size, p * page_size) != page_size)
+					die("pwrite");
+			}
+			break;
+		case M_TRUNCATE:
+			/*
+			 * Once epoch e is published, nothing older may be
+			 * read: the pages are gone, the file reads zeros
+			 * until it is refilled with e + 1.  The refill is
+			 * written back at once, so that reclaim can drop the
+			 * clean pages (and luf defer their flushes) during
+			 * the pause before the next truncate.
+			 */
+			if (ftruncate(fd, 0) || ftruncate(fd, npages * page_size))
+				die("ftruncate");
+			atomic_store_explicit(&epoch, e, memory_order_release);
+			sleep_ms(20);
+			e++;
+			for (p = 0; p < npages; p++) {
+				fill_page(buf, p, e);
+				if (pwrite(fd, buf, page_size, p * page_size) != page_size)
+					die("pwrite");
+			}
+			if (fsync(fd))
+				die("fsync");
+			atomic_store_explicit(&epoch, e, memory_order_release);
+			sleep_ms(200);
+			continue;
+		case M_MPROTECT:
+			/* Upgrade without a fault, write, downgrade. */
+			if (mprotect(warea, npages * page_size, PROT_READ | PROT_WRITE))
+				die("mprotect");
+			for (p = 0; p < npages; p++)
+				fill_page(warea + p * page_size / 8, p, e);
+			if (mprotect(warea, npages * page_size, PROT_READ))
+				die("mprotect");
+			break;
+		case M_COW:
+			/* Each first write is a write fault reusing the page. */
+			for (p = 0; p < npages; p++)
+				fill_page(warea + p * page_size / 8, p, e);
+			break;
+		default:
+			return NULL;
+		}
+		atomic_store_explicit(&epoch, e, memory_order_release);
+		sleep_ms(20);
+		if (mode == M_COW)
+			write_protect();
+	}
+	return NULL;
+}
+
+static void setup(void)
+{
+	size_t len = npages * page_size;
+	long p;
+
+	if (mode == M_ANON || mode == M_COW || mode == M_MPROTECT) {
+		area = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (area == MAP_FAILED)
+			die("mmap");
+		warea = area;
+		for (p = 0; p < npages; p++)
+			fill_page(area + p * page_size / 8, p, 0);
+		if (mode == M_ANON) {
+			/*
+			 * Share the pages read-only with a child: after fork
+			 * both mappings are write-protected (and dirty).
+			 */
+			child = fork();
+			if (child < 0)
+				die("fork");
+			if (child == 0) {
+				pause();
+				_exit(0);
+			}
+		} else if (mode == M_COW) {
+			write_protect();
+		} else if (mprotect(area, len, PROT_READ)) {
+			die("mprotect");
+		}
+		return;
+	}
+
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		die(path);
+	unlink(path);
+	{
+		uint64_t *buf = malloc(page_size);
+
+		for (p = 0; p < npages; p++) {
+			fill_page(buf, p, 0);
+			if (pwrite(fd, buf, page_size, p * page_size) != page_size)
+				die("pwrite");
+		}
+		free(buf);
+	}
+	/* Written back, the pages are clean and reclaim can drop them. */
+	if (fsync(fd))
+		die("fsync");
+	area = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (area == MAP_FAILED)
+		die("mmap file");
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: lufstress [-m anon|file|write|truncate|cow|mprotect] [-n pages]\n"
+		"                 [-t seconds | -p passes] [-r readers] [-H hog-MiB]\n"
+		"                 [-s migrate|pageout] [-f file]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t th[64], mig, wr;
+	int c, i, m;
+
+	page_size = sysconf(_SC_PAGESIZE);
+	nreaders = sysconf(_SC_NPROCESSORS_ONLN);
+	while ((c = getopt(argc, argv, "m:n:t:p:r:H:s:f:")) != -1) {
+		switch (c) {
+		case 'm':
+			for (m = 0; m < 6 && strcmp(optarg, mode_names[m]); m++)
+				;
+			if (m == 6)
+				usage();
+			mode = m;
+			break;
+		case 'n': npages = atol(optarg); break;
+		case 't': seconds = atoi(optarg); break;
+		case 'p': passes = atol(optarg); break;
+		case 'r': nreaders = atoi(optarg); break;
+		case 'H': hog_mib = atoi(optarg); break;
+		case 'f': path = optarg; break;
+		case 's':
+			if (!strcmp(optarg, "pageout"))
+				pageout = 1;
+			else if (strcmp(optarg, "migrate"))
+				usage();
+			break;
+		default: usage();
+		}
+	}
+	if (optind != argc || npages < 1 || seconds < 1 || nreaders < 1 ||
+	    nreaders > 64 || hog_mib < 0 || passes < 0)
+		usage();
+
+	setup();
+	signal(SIGBUS, on_sigbus);
+	for (i = 0; i < nreaders; i++)
+		pthread_create(&th[i], NULL, reader, (void *)(long)i);
+	pthread_create(&mig, NULL, migrator, NULL);
+	if (hog_mib) {
+		_Atomic long *rounds = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+					    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+		if (rounds == MAP_FAILED)
+			die("mmap");
+		hog_pid = fork();
+		if (hog_pid < 0)
+			die("fork");
+		if (hog_pid == 0)
+			hog(rounds);
+		hog_rounds = rounds;
+	}
+	if (mode >= M_WRITE)
+		pthread_create(&wr, NULL, writer, NULL);
+	if (!passes) {
+		for (i = 0; i < seconds * 10 && !atomic_load(&stop); i++)
+			sleep_ms(100);
+		atomic_store(&stop, 1);
+	}
+	pthread_join(mig, NULL);
+	for (i = 0; i < nreaders; i++)
+		pthread_join(th[i], NULL);
+	if (hog_pid > 0) {
+		kill(hog_pid, SIGKILL);
+		waitpid(hog_pid, NULL, 0);
+		hogged = *hog_rounds;
+	}
+	if (mode >= M_WRITE)
+		pthread_join(wr, NULL);
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+
+	printf("mode=%s pages=%ld passes=%ld migrated=%ld move_failed=%ld reads=%ld hog_rounds=%ld epoch=%llu sigbus=%ld violations=%ld",
+	       mode_names[mode], npages, (long)npasses, (long)migrated,
+	       (long)moves_failed, (long)reads, (long)hogged,
+	       (unsigned long long)epoch, (long)sigbus, (long)violations);
+	if (violations)
+		printf(" first_bad=%#llx expected=%#llx",
+		       (unsigned long long)first_bad,
+		       (unsigned long long)first_bad_expected);
+	printf("\n");
+	return violations ? 1 : 0;
+}
