@@ -1,8 +1,11 @@
 # luf: lazy unmap flush.  Entry points:
 #
 #   make demo          boot the patched kernel in the two-tier VM, load luf,
-#                      show the tiers and luf's state
+#                      run the tiering workload with luf off and on, print
+#                      the comparison
 #   make check         every test (host and guest), ends with "N passed, N failed"
+#   make bench         every benchmark (tiering, migration, allocator), A/B;
+#                      report, JSON/CSV and plot under build/bench/
 #   make kernel        build the vanilla and patched test kernels (cached)
 #   make module        build luf.ko against the patched test kernel
 #   make tools         build the userspace tools and guest helpers
@@ -21,7 +24,7 @@ KBUILD_VARIANT ?= debug
 # The patched kernel build directory, built on demand (cheap when cached).
 patched_kdir = $$(tests/kernel/build.sh patched $(KBUILD_VARIANT))
 
-.PHONY: all setup kernel module tools check demo dkms-source dkms-install clean
+.PHONY: all setup kernel module tools check demo bench dkms-source dkms-install clean
 
 all: module tools
 
@@ -45,6 +48,9 @@ check:
 
 demo:
 	@tests/demo.sh
+
+bench:
+	@tests/bench/bench.sh all
 
 dkms-source:
 	@rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)

@@ -25,6 +25,7 @@ static const char *const luf_stat_names[NR_LUF_STATS] = {
 	[LUF_STAT_FLUSH + LUF_FLUSH_TRUNCATE]	= "flush_truncate",
 	[LUF_STAT_FLUSH + LUF_FLUSH_PUT]	= "flush_put",
 	[LUF_STAT_FLUSH + LUF_FLUSH_PARKED]	= "flush_parked",
+	[LUF_STAT_FLUSH + LUF_FLUSH_MPROTECT]	= "flush_mprotect",
 	[LUF_STAT_FLUSH + LUF_FLUSH_AGE]	= "flush_age",
 	[LUF_STAT_FLUSH + LUF_FLUSH_LIMIT]	= "flush_limit",
 	[LUF_STAT_FLUSH + LUF_FLUSH_DISABLE]	= "flush_disable",

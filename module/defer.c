@@ -188,12 +188,16 @@ static unsigned long luf_defer(struct arch_tlbflush_unmap_batch *batch,
 	}
 	luf_stat_add(LUF_STAT_DEFERRED, 1);
 	luf_stat_add(LUF_STAT_PAGES_TAGGED, nr_folios);
-	/* A pending timer set for an older generation only fires earlier. */
+	/*
+	 * A pending timer set for an older generation only fires earlier.
+	 * The high-priority pool: the window should not also wait behind
+	 * whatever normal work the busy CPUs have queued.
+	 */
 	if (first)
-		queue_delayed_work(system_wq, &luf_age_work,
+		queue_delayed_work(system_highpri_wq, &luf_age_work,
 				   msecs_to_jiffies(READ_ONCE(luf_max_defer_ms)));
 	if (over)
-		queue_work(system_wq, &luf_limit_work);
+		queue_work(system_highpri_wq, &luf_limit_work);
 	return gen;
 }
 

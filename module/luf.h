@@ -34,8 +34,9 @@
  *		  refused_large		... a large folio
  *		  refused_kept		... unmapped but kept by reclaim
  *		  flush_<reason>	flushes done, by what asked: alloc, write,
- *					file_write, truncate, put, parked (core
- *					triggers), age, limit, disable (module)
+ *					file_write, truncate, put, parked,
+ *					mprotect (core triggers), age, limit,
+ *					disable (module)
  *		  flush_mm		flushes of one mm's batched unmaps (a
  *					private mapping became writable)
  *		  flushes		flushes of the deferred batch
@@ -49,8 +50,11 @@
  * Debug builds only (make LUF_DEBUG=1; never in a normal build):
  *
  *   debug_skip	bitmask of flush reasons (bit n: the n-th flush_<reason>
- *		above) whose flush requests are ignored.  Breaks luf on
- *		purpose, so that tests can show they catch stale TLB entries.
+ *		above: 0 alloc, 1 write, 2 file_write, 3 truncate, 4 put,
+ *		5 parked, 6 mprotect, 7 age, 8 limit, 9 disable) whose flush
+ *		requests are ignored; bit 1 also skips flush_mm.  Breaks luf
+ *		on purpose, so that tests can show they catch stale TLB
+ *		entries.
  */
 #ifndef _LUF_MODULE_H
 #define _LUF_MODULE_H

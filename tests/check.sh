@@ -95,6 +95,8 @@ elif grep -q 'lacks core-hooks.patch' "$kb_log"; then
 else
 	record FAIL kbuild-refuses-vanilla "failed without naming the patch: see $kb_log"
 fi
+# The benchmark report on known input.
+tests/host/report.sh | tee -a "$results"
 if [ "$(id -u)" -eq 0 ]; then
 	tests/host/dkms.sh "$kp" "$kv" | tee -a "$results"
 else

@@ -25,6 +25,12 @@
  *		own mapping (write faults on read-only, exclusive pages)
  *   mprotect	anonymous memory made writable with mprotect(2), written,
  *		and made read-only again, by the writer
+ *   mprotect-shared
+ *		a tmpfs file shared with a writer process, which makes its
+ *		own mapping writable with mprotect(2) (no write fault on
+ *		tmpfs), writes and makes it read-only again: the readers'
+ *		stale entries are in another mm, which nothing but luf's
+ *		mprotect trigger flushes
  *
  * Unmapping source (-s):
  *   migrate	move_pages(2) ping-pong between node 0 and node 1 (default)
@@ -58,9 +64,13 @@
 #define POISON		0xdeadbeefdeadbeefULL
 #define MPOL_MF_MOVE_ALL (1 << 2)
 
-enum mode { M_ANON, M_FILE, M_WRITE, M_TRUNCATE, M_COW, M_MPROTECT };
-static const char *const mode_names[] = {
+enum mode {
+	M_ANON, M_FILE, M_WRITE, M_TRUNCATE, M_COW, M_MPROTECT,
+	M_MPROTECT_SHARED, NR_MODES,
+};
+static const char *const mode_names[NR_MODES] = {
 	"anon", "file", "write", "truncate", "cow", "mprotect",
+	"mprotect-shared",
 };
 
 static enum mode mode = M_ANON;
@@ -68,6 +78,7 @@ static long npages = 256;
 static long passes = 0;			/* 0: run for -t seconds */
 static int seconds = 10;
 static int hog_mib = 64;
+static long hog_target;		/* -T: hog all but this many MiB of node 1 */
 static int nreaders;
 static long page_size;
 static int fd = -1;
@@ -76,8 +87,14 @@ static int pageout;
 
 static uint64_t *area;			/* the readers' mapping */
 static uint64_t *warea;			/* the writer's mapping (cow, mprotect) */
-static _Atomic uint64_t epoch;		/* published: contents are at least this */
-static _Atomic int stop;
+/* Shared with the writer process of mprotect-shared. */
+struct shared {
+	_Atomic uint64_t epoch;		/* published: contents are at least this */
+	_Atomic int stop;
+	_Atomic int pause;		/* truncate -s pageout: readers hold still */
+	_Atomic int paused;		/* readers holding still */
+};
+static struct shared *shm;
 static _Atomic long violations, reads, migrated, npasses, moves_failed, hogged;
 static _Atomic uint64_t first_bad, first_bad_expected;
 static _Atomic long sigbus;
@@ -155,6 +172,22 @@ static void on_sigbus(int sig)
 	siglongjmp(reader_jmp, 1);
 }
 
+/*
+ * Truncate with -s pageout: the writer reclaims every page and truncates the
+ * file while the readers touch nothing of it, so that none of them faults a
+ * page back in between (truncation would zap that PTE, and its flush would
+ * take the stale entries of the others with it).  They keep what their TLBs
+ * hold, and read on once the new epoch is out.
+ */
+static void hold_still(void)
+{
+	atomic_fetch_add(&shm->paused, 1);
+	while (atomic_load_explicit(&shm->pause, memory_order_acquire) &&
+	       !atomic_load_explicit(&shm->stop, memory_order_relaxed))
+		;
+	atomic_fetch_sub(&shm->paused, 1);
+}
+
 static void *reader(void *arg)
 {
 	long cpu = (long)arg, n = page_size / 8;
@@ -165,13 +198,17 @@ static void *reader(void *arg)
 	CPU_SET(cpu, &set);
 	sched_setaffinity(0, sizeof(set), &set);
 	sigsetjmp(reader_jmp, 1);
-	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+	while (!atomic_load_explicit(&shm->stop, memory_order_relaxed)) {
 		long p;
 
 		for (p = 0; p < npages; p++) {
-			uint64_t e1 = atomic_load_explicit(&epoch, memory_order_acquire);
+			uint64_t e1;
+
+			if (atomic_load_explicit(&shm->pause, memory_order_relaxed))
+				hold_still();
+			e1 = atomic_load_explicit(&shm->epoch, memory_order_acquire);
 			uint64_t v = ((volatile uint64_t *)area)[p * n + i];
-			uint64_t e2 = atomic_load_explicit(&epoch, memory_order_acquire);
+			uint64_t e2 = atomic_load_explicit(&shm->epoch, memory_order_acquire);
 
 			if (!acceptable(v, p, i, e1, e2)) {
 				if (atomic_fetch_add(&violations, 1) == 0) {
@@ -193,18 +230,30 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
+/*
+ * Truncate with -s pageout: a reclaim pass that keeps a folio flushes all
+ * it deferred at once (luf_folio_kept()), and would flush the stale entries
+ * the truncater's test needs: the passes stay out of its way.
+ */
+static pthread_mutex_t pageout_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* Reclaim the pages again and again; the readers fault them back in. */
 static void pageouter(void)
 {
 	long pass;
 
-	for (pass = 0; !atomic_load(&stop); pass++) {
-		if (madvise(area, npages * page_size, MADV_PAGEOUT))
+	for (pass = 0; !atomic_load(&shm->stop); pass++) {
+		int rc;
+
+		pthread_mutex_lock(&pageout_lock);
+		rc = madvise(area, npages * page_size, MADV_PAGEOUT);
+		pthread_mutex_unlock(&pageout_lock);
+		if (rc)
 			die("madvise(MADV_PAGEOUT)");
 		atomic_fetch_add(&migrated, npages);
 		atomic_fetch_add(&npasses, 1);
 		if (passes && pass + 1 >= passes)
-			atomic_store(&stop, 1);
+			atomic_store(&shm->stop, 1);
 		sleep_ms(5);
 	}
 }
@@ -222,7 +271,7 @@ static void *migrator(void *arg)
 	}
 	for (p = 0; p < npages; p++)
 		pages[p] = (char *)area + p * page_size;
-	for (pass = 0; !atomic_load(&stop); pass++) {
+	for (pass = 0; !atomic_load(&shm->stop); pass++) {
 		int node = (pass & 1) ? 0 : 1;
 
 		for (p = 0; p < npages; p++)
@@ -239,7 +288,7 @@ static void *migrator(void *arg)
 		}
 		atomic_fetch_add(&npasses, 1);
 		if (passes && pass + 1 >= passes)
-			atomic_store(&stop, 1);
+			atomic_store(&shm->stop, 1);
 	}
 	return NULL;
 }
@@ -248,16 +297,45 @@ static void *migrator(void *arg)
  * The hog runs in a child process: its write faults must not be taken for
  * write-enables in the readers' mm, which would flush everything.
  */
+/* Free memory of node 1 in MiB. */
+static long node1_free_mib(void)
+{
+	FILE *f = fopen("/sys/devices/system/node/node1/meminfo", "r");
+	char line[160];
+	long kb = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Node 1 MemFree: %ld kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb / 1024;
+}
+
+/*
+ * Each round maps -H MiB, or with -T everything above T MiB free on node 1
+ * (bound there), writes poison over it and unmaps it.  The allocator hands
+ * out pages luf tagged only when it has no others, so a test of reuse
+ * squeezes node 1 first and uses -T: every round then takes the tagged
+ * pages the migration freed there since the last one.  Node 0 is left
+ * alone: it is where the tasks and page tables live.
+ */
 static void hog(_Atomic long *rounds)
 {
-	size_t len = (size_t)hog_mib << 20;
-
 	/* Drop the inherited copy of the area: its unmaps are not ours. */
 	munmap(area, npages * page_size);
+	if (hog_target) {
+		unsigned long mask = 1UL << 1;
+
+		if (syscall(SYS_set_mempolicy, 2 /* MPOL_BIND */, &mask,
+			    8 * sizeof(mask)))
+			die("set_mempolicy");
+	}
 	for (;;) {
+		long mib = hog_target ? node1_free_mib() - hog_target : hog_mib;
+		size_t len = (size_t)(mib > 1 ? mib : 1) << 20, i;
 		uint64_t *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
 				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		size_t i;
 
 		if (m == MAP_FAILED)
 			die("mmap hog");
@@ -267,7 +345,6 @@ static void hog(_Atomic long *rounds)
 		atomic_fetch_add(rounds, 1);
 	}
 }
-
 
 /*
  * Write-protect the PTEs of the anonymous area but keep the pages exclusive:
@@ -286,14 +363,43 @@ static void write_protect(void)
 	waitpid(pid, NULL, 0);
 }
 
+/*
+ * mprotect-shared: the writer is a process of its own, so that nothing it
+ * does flushes the readers' mm, and writes through its own mapping of the
+ * file.  The PTEs must be present and read-only for mprotect() to upgrade
+ * them: it does, for all at once, since tmpfs wants no write notification.
+ */
+static void shared_writer(void)
+{
+	size_t len = npages * page_size;
+	volatile uint64_t sum = 0;
+	long p;
+
+	for (p = 0; p < npages; p++)
+		sum += area[p * page_size / 8];
+	while (!atomic_load(&shm->stop)) {
+		uint64_t e = atomic_load(&shm->epoch) + 1;
+
+		if (mprotect(area, len, PROT_READ | PROT_WRITE))
+			die("mprotect");
+		for (p = 0; p < npages; p++)
+			fill_page(area + p * page_size / 8, p, e);
+		if (mprotect(area, len, PROT_READ))
+			die("mprotect");
+		atomic_store_explicit(&shm->epoch, e, memory_order_release);
+		sleep_ms(20);
+	}
+	_exit(0);
+}
+
 /* Rewrite all pages with epoch e + 1 through the writer's path, publish. */
 static void *writer(void *arg)
 {
 	uint64_t *buf = malloc(page_size);
 	long p;
 
-	while (!atomic_load(&stop)) {
-		uint64_t e = atomic_load(&epoch) + 1;
+	while (!atomic_load(&shm->stop)) {
+		uint64_t e = atomic_load(&shm->epoch) + 1;
 
 		switch (mode) {
 		case M_WRITE:
@@ -312,10 +418,29 @@ static void *writer(void *arg)
 			 * clean pages (and luf defer their flushes) during
 			 * the pause before the next truncate.
 			 */
+			/*
+			 * With -s pageout, reclaim every page right before,
+			 * readers holding still (see hold_still()): their
+			 * stale entries are then the only translations left,
+			 * truncation finds no PTE to zap and flushes nothing
+			 * itself.  Only luf's trigger does.
+			 */
+			if (pageout) {
+				pthread_mutex_lock(&pageout_lock);
+				atomic_store(&shm->pause, 1);
+				while (atomic_load(&shm->paused) < nreaders &&
+				       !atomic_load(&shm->stop))
+					sleep_ms(1);
+				if (madvise(area, npages * page_size, MADV_PAGEOUT))
+					die("madvise(MADV_PAGEOUT)");
+			}
 			if (ftruncate(fd, 0) || ftruncate(fd, npages * page_size))
 				die("ftruncate");
-			atomic_store_explicit(&epoch, e, memory_order_release);
+			atomic_store_explicit(&shm->epoch, e, memory_order_release);
+			atomic_store_explicit(&shm->pause, 0, memory_order_release);
 			sleep_ms(20);
+			if (pageout)
+				pthread_mutex_unlock(&pageout_lock);
 			e++;
 			for (p = 0; p < npages; p++) {
 				fill_page(buf, p, e);
@@ -324,7 +449,7 @@ static void *writer(void *arg)
 			}
 			if (fsync(fd))
 				die("fsync");
-			atomic_store_explicit(&epoch, e, memory_order_release);
+			atomic_store_explicit(&shm->epoch, e, memory_order_release);
 			sleep_ms(200);
 			continue;
 		case M_MPROTECT:
@@ -336,6 +461,16 @@ static void *writer(void *arg)
 			if (mprotect(warea, npages * page_size, PROT_READ))
 				die("mprotect");
 			break;
+		case M_MPROTECT_SHARED: {
+			pid_t pid = fork();
+
+			if (pid < 0)
+				die("fork");
+			if (pid == 0)
+				shared_writer();
+			waitpid(pid, NULL, 0);
+			return NULL;
+		}
 		case M_COW:
 			/* Each first write is a write fault reusing the page. */
 			for (p = 0; p < npages; p++)
@@ -344,7 +479,7 @@ static void *writer(void *arg)
 		default:
 			return NULL;
 		}
-		atomic_store_explicit(&epoch, e, memory_order_release);
+		atomic_store_explicit(&shm->epoch, e, memory_order_release);
 		sleep_ms(20);
 		if (mode == M_COW)
 			write_protect();
@@ -410,8 +545,9 @@ static void setup(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: lufstress [-m anon|file|write|truncate|cow|mprotect] [-n pages]\n"
-		"                 [-t seconds | -p passes] [-r readers] [-H hog-MiB]\n"
+		"usage: lufstress [-m anon|file|write|truncate|cow|mprotect|mprotect-shared]\n"
+		"                 [-n pages]\n"
+		"                 [-t seconds | -p passes] [-r readers] [-H hog-MiB | -T hog-leaves-MiB-free]\n"
 		"                 [-s migrate|pageout] [-f file]\n");
 	exit(2);
 }
@@ -423,12 +559,12 @@ int main(int argc, char **argv)
 
 	page_size = sysconf(_SC_PAGESIZE);
 	nreaders = sysconf(_SC_NPROCESSORS_ONLN);
-	while ((c = getopt(argc, argv, "m:n:t:p:r:H:s:f:")) != -1) {
+	while ((c = getopt(argc, argv, "m:n:t:p:r:H:T:s:f:")) != -1) {
 		switch (c) {
 		case 'm':
-			for (m = 0; m < 6 && strcmp(optarg, mode_names[m]); m++)
+			for (m = 0; m < NR_MODES && strcmp(optarg, mode_names[m]); m++)
 				;
-			if (m == 6)
+			if (m == NR_MODES)
 				usage();
 			mode = m;
 			break;
@@ -437,6 +573,7 @@ int main(int argc, char **argv)
 		case 'p': passes = atol(optarg); break;
 		case 'r': nreaders = atoi(optarg); break;
 		case 'H': hog_mib = atoi(optarg); break;
+		case 'T': hog_target = atol(optarg); break;
 		case 'f': path = optarg; break;
 		case 's':
 			if (!strcmp(optarg, "pageout"))
@@ -448,9 +585,13 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc || npages < 1 || seconds < 1 || nreaders < 1 ||
-	    nreaders > 64 || hog_mib < 0 || passes < 0)
+	    nreaders > 64 || hog_mib < 0 || passes < 0 || hog_target < 0)
 		usage();
 
+	shm = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shm == MAP_FAILED)
+		die("mmap");
 	setup();
 	signal(SIGBUS, on_sigbus);
 	for (i = 0; i < nreaders; i++)
@@ -472,9 +613,9 @@ int main(int argc, char **argv)
 	if (mode >= M_WRITE)
 		pthread_create(&wr, NULL, writer, NULL);
 	if (!passes) {
-		for (i = 0; i < seconds * 10 && !atomic_load(&stop); i++)
+		for (i = 0; i < seconds * 10 && !atomic_load(&shm->stop); i++)
 			sleep_ms(100);
-		atomic_store(&stop, 1);
+		atomic_store(&shm->stop, 1);
 	}
 	pthread_join(mig, NULL);
 	for (i = 0; i < nreaders; i++)
@@ -494,7 +635,7 @@ int main(int argc, char **argv)
 	printf("mode=%s pages=%ld passes=%ld migrated=%ld move_failed=%ld reads=%ld hog_rounds=%ld epoch=%llu sigbus=%ld violations=%ld",
 	       mode_names[mode], npages, (long)npasses, (long)migrated,
 	       (long)moves_failed, (long)reads, (long)hogged,
-	       (unsigned long long)epoch, (long)sigbus, (long)violations);
+	       (unsigned long long)shm->epoch, (long)sigbus, (long)violations);
 	if (violations)
 		printf(" first_bad=%#llx expected=%#llx",
 		       (unsigned long long)first_bad,

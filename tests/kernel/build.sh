@@ -88,6 +88,7 @@ sync_patched() {
 
 fragments=("$here/base.config")
 [ "$variant" = debug ] && fragments+=("$here/debug.config")
+[ "$variant" = release ] && fragments+=("$here/release.config")
 
 stamp_inputs() {
 	echo "$pkgver $flavor $variant"

@@ -1,0 +1,84 @@
+#!/bin/bash
+# make bench (and make demo): build the release kernels, boot the two-tier
+# guest and run the benchmarks, then write the report.
+#
+#   tests/bench/bench.sh [all|demo]
+#
+# all (make bench): three boots, each a fresh guest of the same shape:
+#   vanilla  allocbench                                  (baseline kernel)
+#   patched  allocbench: nomod, disabled, on in rotation (same harness)
+#   patched  tierbench file and anon, migbench file and anon: luf off and on
+#            alternating in the one boot
+# demo (make demo): one boot: the tiers and luf's state (t/demo), then
+#   tierbench on the file, luf off and on.
+#
+# Repeats: LUF_BENCH_REPS (default 5 for all, 3 for demo), after one warm-up
+# run of each configuration.  Results go to build/bench/<name>/ (override
+# with LUF_BENCH_OUT): bench.txt (the guest's BENCH lines), runs.csv,
+# summary.json, report.md, ratios.png.  Release kernels (base.config +
+# release.config: no lockdep, no KASAN, no kmemleak), cached like the test
+# kernels.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+export LUF_CACHE=${LUF_CACHE:-$HOME/.cache/luf}
+what=${1:-all}
+case $what in
+all) reps=${LUF_BENCH_REPS:-5} ;;
+demo) reps=${LUF_BENCH_REPS:-3} ;;
+*) echo "usage: bench.sh [all|demo]" >&2; exit 2 ;;
+esac
+build=$top/build
+out=${LUF_BENCH_OUT:-$build/bench/$what-$(date -u +%Y%m%d-%H%M%S)}
+mkdir -p "$out/lists"
+log() { echo "bench: $*" >&2; }
+
+log "preparing (the first run builds the release kernels; cached after)"
+tests/setup.sh
+kp=$(tests/kernel/build.sh patched release)
+[ "$what" = all ] && kv=$(tests/kernel/build.sh vanilla release)
+mod=$build/bench-module
+rm -rf "$mod" && mkdir -p "$mod" && cp -r Kbuild module "$mod/"
+make -s -C "$kp" M="$mod" modules >"$out/module.log" 2>&1 ||
+	{ cat "$out/module.log" >&2; exit 1; }
+make -s tools
+
+# One boot: bench_boot <name> <kernel build dir> <timeout> <list lines...>
+bench_boot() {
+	local name=$1 kdir=$2 tmo=$3
+	shift 3
+	printf '%s\n' "$@" > "$out/lists/$name.list"
+	tests/initramfs.sh "$out/$name.cpio" "$out/stage" \
+		"$mod/luf.ko:luf.ko" "$build/tools/.:bin" \
+		"$out/lists/$name.list:$name.list" >/dev/null
+	rm -f "$out/disk.img"
+	truncate -s 1200M "$out/disk.img"
+	mkfs.ext4 -q -F "$out/disk.img"
+	log "boot $name: $(cat "$kdir/include/config/kernel.release") ($*)"
+	local rc=0
+	LUF_DISK=$out/disk.img tests/vm.sh "$kdir/arch/x86/boot/bzImage" \
+		"$out/$name.cpio" "$name" "$out/vm-$name" "$tmo" > "$out/vm-$name.txt" || rc=$?
+	rm -f "$out/disk.img" "$out/$name.cpio"
+	tr -d '\r' < "$out/vm-$name/results.log" | grep '^BENCH ' >> "$out/bench.txt" || true
+	if [ $rc -ne 0 ]; then
+		cat "$out/vm-$name.txt" >&2
+		log "boot $name failed; console: $out/vm-$name/console.log"
+		return 1
+	fi
+}
+
+: > "$out/bench.txt"
+start=$(date +%s)
+if [ "$what" = demo ]; then
+	bench_boot bench-demo "$kp" 1800 demo "bench ab tier-file $reps"
+else
+	bench_boot alloc-vanilla "$kv" 1800 "bench configs alloc $reps vanilla"
+	bench_boot alloc-patched "$kp" 2400 "bench configs alloc $reps nomod disabled on"
+	bench_boot ab "$kp" 5400 \
+		"bench ab tier-file $reps" "bench ab tier-anon $reps" \
+		"bench ab mig-file $reps" "bench ab mig-anon $reps"
+fi
+log "guest runs took $(( $(date +%s) - start ))s"
+
+python3 tests/bench/report.py "$out/bench.txt" --out "$out" --plot
+log "report: $out/report.md ($out/summary.json, $out/runs.csv, $out/ratios.png)"

@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""Turn the guest's BENCH lines into the benchmark report.
+
+    report.py <bench-lines-file>... --out DIR [--plot] [--table]
+
+Reads every "BENCH key=value ..." line, and writes into DIR:
+  runs.csv      one row per measured run, every counter the guest recorded
+  summary.json  per benchmark and configuration: mean, stdev, n of each
+                metric; per comparison: the ratio and its spread
+  report.md     the tables
+  ratios.png    bars with error bars for the ratios (--plot, needs
+                matplotlib)
+--table prints the short side-by-side table of make demo on stdout.
+
+Ratios.  For an A/B pair in one boot (luf off/on) the ratio is taken per
+repeat (on_i / off_i, runs made back to back) and reported as mean and
+stdev over the repeats.  For configurations in separate boots (allocbench
+against vanilla) it is the ratio of the means, with the spread propagated
+from both relative stdevs.  Under TCG every absolute time is emulated time:
+only the ratios carry over, and even those only roughly.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import statistics
+import sys
+
+# The throughput metric of each workload, and what it counts.
+THROUGHPUT = {
+    "tier-file": ("reads_per_sec", "reads/s"),
+    "tier-anon": ("reads_per_sec", "reads/s"),
+    "mig-file": ("pages_per_sec", "pages migrated/s"),
+    "mig-anon": ("pages_per_sec", "pages migrated/s"),
+    "alloc": ("faults_per_sec", "faults/s"),
+}
+# Counters reported for every workload (deltas over the measured phase).
+COUNTERS = ["tlb_ipis", "remote_flush", "luf_ipis", "luf_flushes",
+            "pgdemote", "pgpromote", "pgmigrate"]
+
+
+def parse(paths):
+    runs = []
+    for path in paths:
+        with open(path, errors="replace") as f:
+            for line in f:
+                line = line.strip().replace("\r", "")
+                i = line.find("BENCH ")
+                if i < 0:
+                    continue
+                rec = {}
+                for tok in line[i + 6:].split():
+                    if "=" not in tok:
+                        continue
+                    k, v = tok.split("=", 1)
+                    try:
+                        rec[k] = float(v) if "." in v else int(v)
+                    except ValueError:
+                        rec[k] = v
+                if "bench" in rec and "config" in rec:
+                    runs.append(rec)
+    return runs
+
+
+def stats(values):
+    vals = [v for v in values if isinstance(v, (int, float))]
+    if not vals:
+        return None
+    return {"mean": statistics.fmean(vals),
+            "stdev": statistics.stdev(vals) if len(vals) > 1 else 0.0,
+            "n": len(vals)}
+
+
+def derived(rec):
+    """Per-run metrics computed from the raw counters."""
+    mig = rec.get("migrated")
+    if isinstance(mig, (int, float)) and mig > 0:
+        for k in ("tlb_ipis", "remote_flush"):
+            if isinstance(rec.get(k), (int, float)):
+                rec[k + "_per_page"] = rec[k] / mig
+    return rec
+
+
+def summarize(runs):
+    groups = {}
+    for r in runs:
+        groups.setdefault((r["bench"], r["kernel"], r["config"]), []).append(r)
+    summary = {}
+    for (bench, kernel, config), rs in sorted(groups.items()):
+        metrics = {}
+        keys = set()
+        for r in rs:
+            keys.update(k for k, v in r.items() if isinstance(v, (int, float)))
+        for k in sorted(keys - {"rep"}):
+            s = stats([r.get(k) for r in rs])
+            if s:
+                metrics[k] = s
+        summary.setdefault(bench, {})[f"{kernel}/{config}"] = metrics
+    return groups, summary
+
+
+def paired_ratio(groups, bench, kernel, a, b, metric):
+    """Mean and stdev over repeats of b_i / a_i (same boot, same rep)."""
+    ra = {r["rep"]: r.get(metric) for r in groups.get((bench, kernel, a), [])}
+    rb = {r["rep"]: r.get(metric) for r in groups.get((bench, kernel, b), [])}
+    ratios = [rb[k] / ra[k] for k in ra
+              if k in rb and isinstance(ra[k], (int, float)) and
+              isinstance(rb[k], (int, float)) and ra[k] > 0]
+    return stats(ratios)
+
+
+def mean_ratio(sa, sb):
+    """Ratio of means b/a with the spread propagated from both."""
+    if not sa or not sb or sa["mean"] <= 0:
+        return None
+    r = sb["mean"] / sa["mean"]
+    rel = math.hypot(sa["stdev"] / sa["mean"],
+                     sb["stdev"] / sb["mean"] if sb["mean"] else 0.0)
+    return {"mean": r, "stdev": r * rel, "n": min(sa["n"], sb["n"])}
+
+
+def comparisons(groups, summary):
+    comps = []
+    for bench in summary:
+        tp = THROUGHPUT.get(bench, (None, None))[0]
+        if "patched/off" in summary[bench] and "patched/on" in summary[bench]:
+            for metric in [tp, "tlb_ipis", "remote_flush"]:
+                s = paired_ratio(groups, bench, "patched", "off", "on", metric)
+                if s:
+                    comps.append({"bench": bench, "metric": metric,
+                                  "base": "patched/off", "other": "patched/on",
+                                  "kind": "paired", **s})
+        base = summary[bench].get("vanilla/vanilla")
+        if base and tp:
+            for cfg in ("patched/nomod", "patched/disabled", "patched/on"):
+                if cfg in summary[bench]:
+                    s = mean_ratio(base.get(tp), summary[bench][cfg].get(tp))
+                    if s:
+                        comps.append({"bench": bench, "metric": tp,
+                                      "base": "vanilla/vanilla", "other": cfg,
+                                      "kind": "means", **s})
+    return comps
+
+
+def fmt(s, digits=1):
+    if not s:
+        return "-"
+    return f"{s['mean']:.{digits}f} ± {s['stdev']:.{digits}f}"
+
+
+def pct(c):
+    return f"{(c['mean'] - 1) * 100:+.1f}% ± {c['stdev'] * 100:.1f}"
+
+
+def tables(summary, comps):
+    out = []
+    out.append("| benchmark | config | n | throughput | TLB shootdown IPIs | "
+               "remote flushes | luf IPIs | pgdemote | pgpromote | IPIs per migrated page |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|")
+    for bench, cfgs in summary.items():
+        tp, unit = THROUGHPUT.get(bench, ("?", "?"))
+        for cfg, m in cfgs.items():
+            n = m.get(tp, {}).get("n", 0)
+            out.append(f"| {bench} | {cfg} | {n} | {fmt(m.get(tp))} {unit} | "
+                       f"{fmt(m.get('tlb_ipis'))} | {fmt(m.get('remote_flush'))} | "
+                       f"{fmt(m.get('luf_ipis'))} | {fmt(m.get('pgdemote'))} | "
+                       f"{fmt(m.get('pgpromote'))} | "
+                       f"{fmt(m.get('tlb_ipis_per_page'), 3)} |")
+    out.append("")
+    out.append("| benchmark | metric | other / base | ratio (mean ± stdev) | change |")
+    out.append("|---|---|---|---|---|")
+    for c in comps:
+        out.append(f"| {c['bench']} | {c['metric']} | {c['other']} / {c['base']} | "
+                   f"{c['mean']:.4f} ± {c['stdev']:.4f} (n={c['n']}) | {pct(c)} |")
+    return "\n".join(out) + "\n"
+
+
+def demo_table(summary, comps):
+    lines = []
+    for bench, cfgs in summary.items():
+        tp, unit = THROUGHPUT.get(bench, ("?", "?"))
+        off, on = cfgs.get("patched/off"), cfgs.get("patched/on")
+        if not off or not on:
+            continue
+        lines.append(f"{bench}: {off.get(tp, {}).get('n', 0)} runs each, luf off and on alternating in one boot")
+        lines.append(f"  {'':26} {'luf off':>22} {'luf on':>22}")
+        for label, key, d in ((f"throughput ({unit})", tp, 0),
+                              ("TLB shootdown IPIs", "tlb_ipis", 0),
+                              ("remote TLB flushes", "remote_flush", 0),
+                              ("pages demoted", "pgdemote", 0),
+                              ("pages promoted", "pgpromote", 0),
+                              ("IPIs sent by luf", "luf_ipis", 0)):
+            lines.append(f"  {label:26} {fmt(off.get(key), d):>22} {fmt(on.get(key), d):>22}")
+        for c in comps:
+            if c["bench"] == bench and c["kind"] == "paired":
+                lines.append(f"  on/off {c['metric']:18} {c['mean']:.3f} ± {c['stdev']:.3f}  ({pct(c)})")
+    lines.append("(TCG: emulated time; compare the ratios, not the absolute rates)")
+    return "\n".join(lines)
+
+
+def plot(comps, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("report.py: matplotlib missing, no plot", file=sys.stderr)
+        return False
+    if not comps:
+        return False
+    labels = [f"{c['bench']}\n{c['metric']}\n{c['other'].split('/')[-1]}/{c['base'].split('/')[-1]}"
+              for c in comps]
+    fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(comps)), 4.5))
+    colors = ["tab:green" if "ipis" in c["metric"] or "flush" in c["metric"]
+              else "tab:blue" for c in comps]
+    ax.bar(range(len(comps)), [c["mean"] for c in comps],
+           yerr=[c["stdev"] for c in comps], capsize=4, color=colors)
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xticks(range(len(comps)))
+    ax.set_xticklabels(labels, fontsize=7)
+    ax.set_ylabel("ratio (other / base), mean ± stdev")
+    ax.set_title("luf: ratios (green: TLB IPIs/flushes, lower is better; "
+                 "blue: throughput, higher is better)", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("files", nargs="+")
+    ap.add_argument("--out")
+    ap.add_argument("--plot", action="store_true")
+    ap.add_argument("--table", action="store_true")
+    args = ap.parse_args()
+    runs = [derived(r) for r in parse(args.files)]
+    if not runs:
+        print("report.py: no BENCH lines in " + " ".join(args.files), file=sys.stderr)
+        return 1
+    groups, summary = summarize(runs)
+    comps = comparisons(groups, summary)
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        keys = sorted({k for r in runs for k in r})
+        first = ["bench", "kernel", "config", "rep"]
+        keys = first + [k for k in keys if k not in first]
+        with open(os.path.join(args.out, "runs.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=keys)
+            w.writeheader()
+            for r in runs:
+                w.writerow(r)
+        with open(os.path.join(args.out, "summary.json"), "w") as f:
+            json.dump({"summary": summary, "comparisons": comps}, f, indent=1)
+        with open(os.path.join(args.out, "report.md"), "w") as f:
+            f.write("# luf benchmark report\n\n")
+            f.write("TCG guest: absolute rates are emulated; lean on the ratios.\n\n")
+            f.write(tables(summary, comps))
+        if args.plot:
+            plot(comps, os.path.join(args.out, "ratios.png"))
+    if args.table:
+        print(demo_table(summary, comps))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

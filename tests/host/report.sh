@@ -1,0 +1,45 @@
+#!/bin/bash
+# The benchmark report on known input: ratios, spreads and the files it
+# writes.  Prints one verdict line.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# Paired A/B: on/off = 0.5 for tlb_ipis in every repeat, 1.1 and 1.3 for
+# throughput; allocbench: vanilla 100 +- 0, on 98 and 102.
+{
+	echo "junk line"
+	echo "BENCH bench=mig-file kernel=patched config=off rep=1 pages_per_sec=100.0 tlb_ipis=200 migrated=1000"
+	echo "BENCH bench=mig-file kernel=patched config=on rep=1 pages_per_sec=110.0 tlb_ipis=100 migrated=1000"
+	echo "luf-test: BENCH bench=mig-file kernel=patched config=off rep=2 pages_per_sec=100.0 tlb_ipis=400 migrated=1000"
+	echo "BENCH bench=mig-file kernel=patched config=on rep=2 pages_per_sec=130.0 tlb_ipis=200 migrated=1000"
+	echo "BENCH bench=alloc kernel=vanilla config=vanilla rep=1 faults_per_sec=100.0"
+	echo "BENCH bench=alloc kernel=vanilla config=vanilla rep=2 faults_per_sec=100.0"
+	echo "BENCH bench=alloc kernel=patched config=on rep=1 faults_per_sec=98.0"
+	echo "BENCH bench=alloc kernel=patched config=on rep=2 faults_per_sec=102.0"
+} > "$tmp/in.txt"
+fail() { echo "FAIL bench-report: $*"; exit 1; }
+python3 "$top/tests/bench/report.py" "$tmp/in.txt" --out "$tmp/out" --plot > "$tmp/log" 2>&1 ||
+	fail "report.py failed: $(tail -n 3 "$tmp/log")"
+python3 - "$tmp/out/summary.json" <<'PY' || fail "wrong figures in summary.json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = {(x["bench"], x["metric"], x["other"]): x for x in d["comparisons"]}
+ipi = c[("mig-file", "tlb_ipis", "patched/on")]
+tp = c[("mig-file", "pages_per_sec", "patched/on")]
+al = c[("alloc", "faults_per_sec", "patched/on")]
+ok = (abs(ipi["mean"] - 0.5) < 1e-9 and abs(ipi["stdev"]) < 1e-9 and ipi["n"] == 2 and
+      abs(tp["mean"] - 1.2) < 1e-9 and abs(tp["stdev"] - 0.1414213562) < 1e-6 and
+      abs(al["mean"] - 1.0) < 1e-9 and abs(al["stdev"] - 0.02828427) < 1e-6 and
+      abs(d["summary"]["mig-file"]["patched/off"]["tlb_ipis_per_page"]["mean"] - 0.3) < 1e-9)
+sys.exit(0 if ok else 1)
+PY
+[ "$(grep -c '^mig-file\|^alloc' "$tmp/out/runs.csv")" -eq 8 ] || fail "runs.csv does not hold the 8 runs"
+grep -q 'mig-file | tlb_ipis | patched/on / patched/off | 0.5000' "$tmp/out/report.md" || fail "report.md lacks the ratio"
+if python3 -c 'import matplotlib' 2>/dev/null; then
+	[ -s "$tmp/out/ratios.png" ] || fail "no plot"
+fi
+echo "x" > "$tmp/empty.txt"
+python3 "$top/tests/bench/report.py" "$tmp/empty.txt" --out "$tmp/o2" >/dev/null 2>&1 &&
+	fail "accepted input without BENCH lines"
+echo "PASS bench-report"

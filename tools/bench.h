@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Counters the benchmarks read around their measured phase, so that set-up
+ * and warm-up are left out: the TLB-shootdown interrupt line, vmstat and
+ * luf's debugfs counters.
+ */
+#ifndef LUF_TOOLS_BENCH_H
+#define LUF_TOOLS_BENCH_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static inline double bench_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Sum over CPUs of the /proc/interrupts line named @name ("TLB:"). */
+static inline long bench_irq(const char *name)
+{
+	FILE *f = fopen("/proc/interrupts", "r");
+	char line[4096];
+	long sum = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, name, strlen(name)))
+			continue;
+		p += strlen(name);
+		sum = 0;
+		for (;;) {
+			long v = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			sum += v;
+			p = end;
+		}
+		break;
+	}
+	fclose(f);
+	return sum;
+}
+
+/* The value of "@key value" in @path (/proc/vmstat, luf's stats), or -1. */
+static inline long bench_kv(const char *path, const char *key)
+{
+	FILE *f = fopen(path, "r");
+	char k[128];
+	long v, ret = -1;
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%127s %ld", k, &v) == 2)
+		if (!strcmp(k, key)) {
+			ret = v;
+			break;
+		}
+	fclose(f);
+	return ret;
+}
+
+/* Counters printed as "<key>=<delta>" by bench_print_deltas(). */
+struct bench_counters {
+	long tlb_ipis, remote_flush, remote_flush_received, local_flush_all,
+	     local_flush_one, pgmigrate, pgdemote, pgpromote, luf_ipis,
+	     luf_flushes, luf_tagged;
+};
+
+static inline long bench_vmstat_sum(const char *prefix)
+{
+	FILE *f = fopen("/proc/vmstat", "r");
+	char k[128];
+	long v, sum = 0;
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%127s %ld", k, &v) == 2)
+		if (!strncmp(k, prefix, strlen(prefix)))
+			sum += v;
+	fclose(f);
+	return sum;
+}
+
+static inline void bench_read(struct bench_counters *c)
+{
+	const char *luf = "/sys/kernel/debug/luf/stats";
+
+	c->tlb_ipis = bench_irq("TLB:");
+	c->remote_flush = bench_kv("/proc/vmstat", "nr_tlb_remote_flush");
+	c->remote_flush_received = bench_kv("/proc/vmstat", "nr_tlb_remote_flush_received");
+	c->local_flush_all = bench_kv("/proc/vmstat", "nr_tlb_local_flush_all");
+	c->local_flush_one = bench_kv("/proc/vmstat", "nr_tlb_local_flush_one");
+	c->pgmigrate = bench_kv("/proc/vmstat", "pgmigrate_success");
+	c->pgdemote = bench_vmstat_sum("pgdemote_");
+	c->pgpromote = bench_kv("/proc/vmstat", "pgpromote_success");
+	c->luf_ipis = bench_kv(luf, "ipis");
+	c->luf_flushes = bench_kv(luf, "flushes");
+	c->luf_tagged = bench_kv(luf, "pages_tagged");
+}
+
+/* A counter the kernel does not have stays -1: print it as "na". */
+static inline void bench_print_deltas(const struct bench_counters *a,
+				      const struct bench_counters *b)
+{
+#define D(f) do {							\
+		if (a->f < 0 || b->f < 0)				\
+			printf(" " #f "=na");				\
+		else							\
+			printf(" " #f "=%ld", b->f - a->f);		\
+	} while (0)
+	D(tlb_ipis); D(remote_flush); D(remote_flush_received);
+	D(local_flush_all); D(local_flush_one); D(pgmigrate); D(pgdemote);
+	D(pgpromote); D(luf_ipis); D(luf_flushes); D(luf_tagged);
+#undef D
+}
+
+#endif

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * migbench: move_pages(2) ping-pong of read-only pages between node 0 and
+ * node 1 while one reader thread per vCPU keeps reading them, so that every
+ * migration must shoot down translations cached on the other CPUs.  This is
+ * the unmap-flush cost luf removes, isolated from everything else.
+ *
+ *   -m file	the pages are a tmpfs file mapped read-only and shared
+ *		(page cache; default)
+ *   -m anon	private anonymous memory shared read-only with a forked child
+ *   -n pages	pages moved per pass (default 512: one migration batch)
+ *   -p passes	passes to run (default 100), after -w warm-up passes (5)
+ *
+ * Prints one line of "key=value" counters for the measured passes: passes,
+ * migrated, failed, secs, pages_per_sec, reads_m (reader loads, millions),
+ * then the interrupt, vmstat and luf counters of bench.h ("na" where the
+ * kernel has none).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+#define MPOL_MF_MOVE_ALL (1 << 2)
+
+static long page_size, npages = 512;
+static volatile uint64_t *area;
+static _Atomic int stop;
+static _Atomic long reads;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "migbench: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+static void *reader(void *arg)
+{
+	long cpu = (long)arg, words = page_size / 8, n = 0;
+	uint64_t sum = 0;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		long p;
+
+		for (p = 0; p < npages; p++)
+			sum += area[p * words + (p + cpu) % words];
+		n += npages;
+	}
+	atomic_fetch_add(&reads, n + (sum & 1));
+	return NULL;
+}
+
+/* One pass: every page to @node.  Returns the number that got there. */
+static long move_all(void **pages, int *nodes, int *status, int node)
+{
+	long p, moved = 0;
+
+	for (p = 0; p < npages; p++)
+		nodes[p] = node;
+	if (syscall(SYS_move_pages, 0, npages, pages, nodes, status,
+		    MPOL_MF_MOVE_ALL) < 0 && errno != ENOENT && errno != EBUSY)
+		die("move_pages");
+	for (p = 0; p < npages; p++)
+		moved += status[p] == node;
+	return moved;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: migbench [-m file|anon] [-n pages] [-p passes] [-w warmup-passes] [-r readers]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	long passes = 100, warm = 5, p, pass, migrated = 0, failed = 0;
+	int readers = sysconf(_SC_NPROCESSORS_ONLN), anon = 0, c, i;
+	pthread_t th[256];
+	void **pages;
+	int *nodes, *status;
+	pid_t child = -1;
+	struct bench_counters c0, c1;
+	double t0, t1;
+	size_t len;
+
+	while ((c = getopt(argc, argv, "m:n:p:w:r:")) != -1) {
+		switch (c) {
+		case 'm':
+			if (!strcmp(optarg, "anon"))
+				anon = 1;
+			else if (strcmp(optarg, "file"))
+				usage();
+			break;
+		case 'n': npages = atol(optarg); break;
+		case 'p': passes = atol(optarg); break;
+		case 'w': warm = atol(optarg); break;
+		case 'r': readers = atoi(optarg); break;
+		default: usage();
+		}
+	}
+	if (optind != argc || npages < 1 || passes < 1 || warm < 0 ||
+	    readers < 0 || readers > 256)
+		usage();
+	page_size = sysconf(_SC_PAGESIZE);
+	len = npages * page_size;
+
+	if (anon) {
+		char *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (m == MAP_FAILED)
+			die("mmap");
+		/* Base pages only: luf defers small folios. */
+		madvise(m, len, MADV_NOHUGEPAGE);
+		memset(m, 0x5a, len);
+		/* Shared with a child, both mappings are read-only. */
+		child = fork();
+		if (child < 0)
+			die("fork");
+		if (child == 0) {
+			pause();
+			_exit(0);
+		}
+		area = (volatile uint64_t *)m;
+	} else {
+		char path[] = "/dev/shm/migbench.XXXXXX";
+		int fd = mkstemp(path);
+		char *buf = malloc(page_size);
+
+		if (fd < 0)
+			die(path);
+		unlink(path);
+		memset(buf, 0x5a, page_size);
+		for (p = 0; p < npages; p++)
+			if (write(fd, buf, page_size) != page_size)
+				die("write");
+		free(buf);
+		area = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+		if (area == MAP_FAILED)
+			die("mmap");
+	}
+
+	pages = calloc(npages, sizeof(*pages));
+	nodes = calloc(npages, sizeof(*nodes));
+	status = calloc(npages, sizeof(*status));
+	for (p = 0; p < npages; p++) {
+		pages[p] = (char *)area + p * page_size;
+		(void)area[p * page_size / 8];	/* mapped before the readers start */
+	}
+	for (i = 0; i < readers; i++)
+		pthread_create(&th[i], NULL, reader, (void *)(long)i);
+
+	for (pass = 0; pass < warm; pass++)
+		move_all(pages, nodes, status, (pass & 1) ? 0 : 1);
+	/* Start from node 0, so that every pass moves every page. */
+	if (warm & 1)
+		move_all(pages, nodes, status, 0);
+	bench_read(&c0);
+	t0 = bench_now();
+	for (pass = 0; pass < passes; pass++) {
+		long moved = move_all(pages, nodes, status, (pass & 1) ? 0 : 1);
+
+		migrated += moved;
+		failed += npages - moved;
+	}
+	t1 = bench_now();
+	bench_read(&c1);
+	atomic_store(&stop, 1);
+	for (i = 0; i < readers; i++)
+		pthread_join(th[i], NULL);
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	printf("mode=%s pages=%ld readers=%d passes=%ld migrated=%ld failed=%ld secs=%.3f pages_per_sec=%.1f reads_m=%.1f",
+	       anon ? "anon" : "file", npages, readers, passes, migrated,
+	       failed, t1 - t0, migrated / (t1 - t0), reads / 1e6);
+	bench_print_deltas(&c0, &c1);
+	printf("\n");
+	return 0;
+}

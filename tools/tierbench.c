@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tierbench: read-mostly data bigger than the fast tier, read at random by
+ * one thread per vCPU, with memory tiering on, shaped like llama.cpp
+ * mmap'ing a model bigger than DRAM: pages demote to the slow node under
+ * reclaim and promote back when hot.  Reports reads per second.
+ *
+ *   tierbench -c -f FILE -s MiB	create FILE (run once, before)
+ *   tierbench -f FILE [options]	map FILE private (never written: its
+ *					PTEs stay read-only on the page cache)
+ *   tierbench -R -f FILE [options]	map FILE read-only and shared, as
+ *					llama.cpp does; NUMA balancing skips
+ *					such mappings (task_numa_work()), so
+ *					hot pages are never promoted back
+ *   tierbench -a -s MiB [options]	anonymous memory filled, then shared
+ *					read-only with a forked child: the
+ *					readers run in the child
+ * options:
+ *   -t threads	readers, one per vCPU by default, each pinned
+ *   -d secs	measured phase (default 10), after -w warm-up secs (3)
+ *   -H pct	size of the hot set, percent of the data (default 25)
+ *   -P pct	share of reads that go to the hot set (default 90)
+ *   -S secs	the hot set moves by half its size every S secs (default
+ *		4), so that pages keep cooling (demotion) and warming up
+ *		(promotion)
+ *   -r seed	fixed seed (default 1): the same sequence of addresses
+ *
+ * Prints one line of "key=value" counters for the measured phase: reads,
+ * secs, reads_per_sec, then the counters of bench.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+static long page_size, npages;
+static const volatile uint64_t *data;
+static int hot_pct = 25, hot_prob = 90, shift_secs = 4;
+static unsigned long seed = 1;
+static _Atomic int phase;		/* 0 warm-up, 1 measure, 2 stop */
+static _Atomic long hot_start;		/* first page of the hot set */
+static _Atomic long total;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "tierbench: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+/* xorshift64*: cheap, and the same sequence for the same seed. */
+static uint64_t next(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545f4914f6cdd1dULL;
+}
+
+static void *reader(void *arg)
+{
+	long cpu = (long)arg, hot = npages * hot_pct / 100, words = page_size / 8;
+	uint64_t s = seed * 0x9e3779b97f4a7c15ULL + cpu + 1, sum = 0;
+	long n = 0, mine = 0;
+	cpu_set_t set;
+	int ph = 0;
+
+	if (hot < 1)
+		hot = 1;
+	CPU_ZERO(&set);
+	CPU_SET(cpu % sysconf(_SC_NPROCESSORS_ONLN), &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	while (ph < 2) {
+		uint64_t r = next(&s);
+		long p;
+
+		if ((long)(r % 100) < hot_prob)
+			p = (atomic_load_explicit(&hot_start, memory_order_relaxed) +
+			     (long)((r >> 8) % hot)) % npages;
+		else
+			p = (r >> 8) % npages;
+		sum += data[p * words + (r >> 40) % words];
+		if ((++n & 1023) == 0) {
+			ph = atomic_load_explicit(&phase, memory_order_relaxed);
+			if (ph == 1)
+				mine += 1024;
+		}
+	}
+	atomic_fetch_add(&total, mine + (sum == 42));
+	return NULL;
+}
+
+static void create(const char *path, long mib)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	size_t chunk = 1 << 20;
+	uint64_t *buf = malloc(chunk), s = seed;
+	long i, k;
+
+	if (fd < 0)
+		die(path);
+	for (i = 0; i < mib; i++) {
+		for (k = 0; k < (long)(chunk / 8); k++)
+			buf[k] = next(&s);
+		if (write(fd, buf, chunk) != (ssize_t)chunk)
+			die("write");
+	}
+	if (fsync(fd))
+		die("fsync");
+	close(fd);
+	free(buf);
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: tierbench -c -f FILE -s MiB\n"
+		"       tierbench ([-R] -f FILE | -a -s MiB) [-t threads] [-d secs] [-w secs]\n"
+		"                 [-H hot-pct] [-P hot-prob-pct] [-S shift-secs] [-r seed]\n");
+	exit(2);
+}
+
+/* The measured run, in the process that maps the data. */
+static void run(int threads, int warm, int secs, const char *what)
+{
+	struct bench_counters c0, c1;
+	pthread_t th[256];
+	double t0, t1, next_shift;
+	int i;
+
+	for (i = 0; i < threads; i++)
+		if (pthread_create(&th[i], NULL, reader, (void *)(long)i))
+			die("pthread_create");
+	sleep(warm);
+	bench_read(&c0);
+	t0 = bench_now();
+	atomic_store(&phase, 1);
+	next_shift = t0 + shift_secs;
+	while (bench_now() < t0 + secs) {
+		usleep(50000);
+		if (bench_now() >= next_shift) {
+			long hot = npages * hot_pct / 100;
+
+			atomic_store(&hot_start, (hot_start + hot / 2 + 1) % npages);
+			next_shift += shift_secs;
+		}
+	}
+	atomic_store(&phase, 2);
+	t1 = bench_now();
+	bench_read(&c1);
+	for (i = 0; i < threads; i++)
+		pthread_join(th[i], NULL);
+	printf("mode=%s mib=%ld threads=%d reads=%ld secs=%.3f reads_per_sec=%.1f",
+	       what, npages * page_size >> 20, threads, (long)total, t1 - t0,
+	       total / (t1 - t0));
+	bench_print_deltas(&c0, &c1);
+	printf("\n");
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	int threads = sysconf(_SC_NPROCESSORS_ONLN), secs = 10, warm = 3;
+	int anon = 0, do_create = 0, shared_ro = 0, c;
+	const char *path = NULL;
+	long mib = 0;
+	size_t len;
+
+	while ((c = getopt(argc, argv, "acRf:s:t:d:w:H:P:S:r:")) != -1) {
+		switch (c) {
+		case 'a': anon = 1; break;
+		case 'R': shared_ro = 1; break;
+		case 'c': do_create = 1; break;
+		case 'f': path = optarg; break;
+		case 's': mib = atol(optarg); break;
+		case 't': threads = atoi(optarg); break;
+		case 'd': secs = atoi(optarg); break;
+		case 'w': warm = atoi(optarg); break;
+		case 'H': hot_pct = atoi(optarg); break;
+		case 'P': hot_prob = atoi(optarg); break;
+		case 'S': shift_secs = atoi(optarg); break;
+		case 'r': seed = strtoul(optarg, NULL, 0); break;
+		default: usage();
+		}
+	}
+	if (optind != argc || anon == !!path || threads < 1 || threads > 256 ||
+	    secs < 1 || warm < 0 || hot_pct < 1 || hot_pct > 100 ||
+	    hot_prob < 0 || hot_prob > 100 || shift_secs < 1 || !seed)
+		usage();
+	if ((do_create || anon) && mib < 1)
+		usage();
+	page_size = sysconf(_SC_PAGESIZE);
+	if (do_create) {
+		if (anon)
+			usage();
+		create(path, mib);
+		return 0;
+	}
+
+	if (anon) {
+		uint64_t *m, s = seed;
+		long k;
+		pid_t pid;
+		int status;
+
+		len = (size_t)mib << 20;
+		m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			die("mmap");
+		/* Base pages: luf defers small folios only, for now. */
+		madvise(m, len, MADV_NOHUGEPAGE);
+		for (k = 0; k < (long)(len / 8); k++)
+			m[k] = next(&s);
+		npages = len / page_size;
+		data = m;
+		/* After fork the pages are shared, read-only in both mms. */
+		pid = fork();
+		if (pid < 0)
+			die("fork");
+		if (pid == 0) {
+			run(threads, warm, secs, "anon");
+			_exit(0);
+		}
+		if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+			die("reader process");
+		return WEXITSTATUS(status);
+	}
+
+	{
+		int fd = open(path, O_RDONLY);
+		struct stat st;
+		void *m;
+
+		if (fd < 0 || fstat(fd, &st))
+			die(path);
+		len = st.st_size;
+		npages = len / page_size;
+		if (npages < 1)
+			usage();
+		if (shared_ro)
+			m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+		else
+			m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE,
+				 fd, 0);
+		if (m == MAP_FAILED)
+			die("mmap");
+		madvise(m, len, MADV_RANDOM);
+		data = m;
+		run(threads, warm, secs, shared_ro ? "file-shared" : "file");
+	}
+	return 0;
+}
