@@ -80,5 +80,6 @@ else
 fi
 log "guest runs took $(( $(date +%s) - start ))s"
 
-python3 tests/bench/report.py "$out/bench.txt" --out "$out" --plot
+# The system python: the one python3-matplotlib (tests/setup.sh) is for.
+/usr/bin/python3 tests/bench/report.py "$out/bench.txt" --out "$out" --plot
 log "report: $out/report.md ($out/summary.json, $out/runs.csv, $out/ratios.png)"

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Turn the guest's BENCH lines into the benchmark report.
 
     report.py <bench-lines-file>... --out DIR [--plot] [--table]

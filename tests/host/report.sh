@@ -19,9 +19,9 @@ trap 'rm -rf "$tmp"' EXIT
 	echo "BENCH bench=alloc kernel=patched config=on rep=2 faults_per_sec=102.0"
 } > "$tmp/in.txt"
 fail() { echo "FAIL bench-report: $*"; exit 1; }
-python3 "$top/tests/bench/report.py" "$tmp/in.txt" --out "$tmp/out" --plot > "$tmp/log" 2>&1 ||
+/usr/bin/python3 "$top/tests/bench/report.py" "$tmp/in.txt" --out "$tmp/out" --plot > "$tmp/log" 2>&1 ||
 	fail "report.py failed: $(tail -n 3 "$tmp/log")"
-python3 - "$tmp/out/summary.json" <<'PY' || fail "wrong figures in summary.json"
+/usr/bin/python3 - "$tmp/out/summary.json" <<'PY' || fail "wrong figures in summary.json"
 import json, sys
 d = json.load(open(sys.argv[1]))
 c = {(x["bench"], x["metric"], x["other"]): x for x in d["comparisons"]}
@@ -36,10 +36,10 @@ sys.exit(0 if ok else 1)
 PY
 [ "$(grep -c '^mig-file\|^alloc' "$tmp/out/runs.csv")" -eq 8 ] || fail "runs.csv does not hold the 8 runs"
 grep -q 'mig-file | tlb_ipis | patched/on / patched/off | 0.5000' "$tmp/out/report.md" || fail "report.md lacks the ratio"
-if python3 -c 'import matplotlib' 2>/dev/null; then
+if /usr/bin/python3 -c "import matplotlib" 2>/dev/null; then
 	[ -s "$tmp/out/ratios.png" ] || fail "no plot"
 fi
 echo "x" > "$tmp/empty.txt"
-python3 "$top/tests/bench/report.py" "$tmp/empty.txt" --out "$tmp/o2" >/dev/null 2>&1 &&
+/usr/bin/python3 "$top/tests/bench/report.py" "$tmp/empty.txt" --out "$tmp/o2" >/dev/null 2>&1 &&
 	fail "accepted input without BENCH lines"
 echo "PASS bench-report"
