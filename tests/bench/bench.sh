@@ -2,7 +2,7 @@
 # make bench (and make demo): build the release kernels, boot the two-tier
 # guest and run the benchmarks, then write the report.
 #
-#   tests/bench/bench.sh [all|demo]
+#   tests/bench/bench.sh [all|demo|alloc]
 #
 # all (make bench): three boots, each a fresh guest of the same shape:
 #   vanilla  allocbench                                  (baseline kernel)
@@ -11,6 +11,7 @@
 #            alternating in the one boot
 # demo (make demo): one boot: the tiers and luf's state (t/demo), then
 #   tierbench on the file, luf off and on.
+# alloc: the two allocbench boots of all, alone.
 #
 # Repeats: LUF_BENCH_REPS (default 5 for all, 3 for demo), after one warm-up
 # run of each configuration.  Results go to build/bench/<name>/ (override
@@ -24,9 +25,9 @@ cd "$top"
 export LUF_CACHE=${LUF_CACHE:-$HOME/.cache/luf}
 what=${1:-all}
 case $what in
-all) reps=${LUF_BENCH_REPS:-5} ;;
+all|alloc) reps=${LUF_BENCH_REPS:-5} ;;
 demo) reps=${LUF_BENCH_REPS:-3} ;;
-*) echo "usage: bench.sh [all|demo]" >&2; exit 2 ;;
+*) echo "usage: bench.sh [all|demo|alloc]" >&2; exit 2 ;;
 esac
 build=$top/build
 out=${LUF_BENCH_OUT:-$build/bench/$what-$(date -u +%Y%m%d-%H%M%S)}
@@ -36,7 +37,7 @@ log() { echo "bench: $*" >&2; }
 log "preparing (the first run builds the release kernels; cached after)"
 tests/setup.sh
 kp=$(tests/kernel/build.sh patched release)
-[ "$what" = all ] && kv=$(tests/kernel/build.sh vanilla release)
+[ "$what" = demo ] || kv=$(tests/kernel/build.sh vanilla release)
 mod=$build/bench-module
 rm -rf "$mod" && mkdir -p "$mod" && cp -r Kbuild module "$mod/"
 make -s -C "$kp" M="$mod" modules >"$out/module.log" 2>&1 ||
@@ -74,6 +75,7 @@ if [ "$what" = demo ]; then
 else
 	bench_boot alloc-vanilla "$kv" 1800 "bench configs alloc $reps vanilla"
 	bench_boot alloc-patched "$kp" 2400 "bench configs alloc $reps nomod disabled on"
+	[ "$what" = alloc ] ||
 	bench_boot ab "$kp" 5400 \
 		"bench ab tier-file $reps" "bench ab tier-anon $reps" \
 		"bench ab mig-file $reps" "bench ab mig-anon $reps"

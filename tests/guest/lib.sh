@@ -55,23 +55,10 @@ irq_total() {
 luf_load() { insmod /luf/luf.ko "$@"; }
 luf_unload() { rmmod luf; }
 luf_loaded() { grep -q '^luf ' /proc/modules; }
-# Reuse of the pages luf tagged: the allocator avoids them while it has
-# others, so the detector's hog must take nearly everything, on node 1 (the
-# slow tier; node 0 keeps the tasks).  squeeze_memory lowers the
-# watermarks (min_free_kbytes) and reserves all of node 1 but about $1 MiB
-# as huge pages (fast, nothing written); the hog (lufstress -T) then takes
-# all but hog_target MiB of it in every round.  unsqueeze_memory undoes
-# both.
-N1=/sys/devices/system/node/node1
-squeeze_memory() {
-	cat /proc/sys/vm/min_free_kbytes > /tmp/min_free_kbytes.saved
-	echo 4096 > /proc/sys/vm/min_free_kbytes
-	awk -v keep="${1:-64}" '$3 == "MemFree:" { n = int(($4 / 1024 - keep) / 2); print (n > 0 ? n : 0) }' \
-		$N1/meminfo > $N1/hugepages/hugepages-2048kB/nr_hugepages
-}
-hog_target() { echo 6; }
-unsqueeze_memory() {
-	echo 0 > $N1/hugepages/hugepages-2048kB/nr_hugepages
-	[ -f /tmp/min_free_kbytes.saved ] && cat /tmp/min_free_kbytes.saved > /proc/sys/vm/min_free_kbytes
-	rm -f /tmp/min_free_kbytes.saved
+# Compact memory again and again (the reuse mutation, see t/mutation).
+compact_loop() {
+	while :; do
+		echo 1 > /proc/sys/vm/compact_memory
+		sleep 0.2
+	done
 }
