@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 
 static inline double bench_now(void)
 {
@@ -74,8 +75,31 @@ static inline long bench_kv(const char *path, const char *key)
 struct bench_counters {
 	long tlb_ipis, remote_flush, remote_flush_received, local_flush_all,
 	     local_flush_one, pgmigrate, pgdemote, pgpromote, luf_ipis,
-	     luf_flushes, luf_tagged;
+	     luf_flushes, luf_tagged, luf_flush_age, luf_flush_alloc;
+	/* this process (all threads): faults, context switches, CPU time */
+	long minflt, csw;
+	double utime, stime;
+	/* all CPUs, from /proc/stat: jiffies idle (idle + iowait) and total */
+	long cpu_idle, cpu_total;
 };
+
+static inline void bench_cpu(struct bench_counters *c)
+{
+	FILE *f = fopen("/proc/stat", "r");
+	long v[10] = { 0 };
+	int i;
+
+	c->cpu_idle = c->cpu_total = -1;
+	if (!f)
+		return;
+	if (fscanf(f, "cpu %ld %ld %ld %ld %ld %ld %ld %ld", &v[0], &v[1],
+		   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
+		c->cpu_idle = v[3] + v[4];
+		for (c->cpu_total = 0, i = 0; i < 8; i++)
+			c->cpu_total += v[i];
+	}
+	fclose(f);
+}
 
 static inline long bench_vmstat_sum(const char *prefix)
 {
@@ -107,6 +131,18 @@ static inline void bench_read(struct bench_counters *c)
 	c->luf_ipis = bench_kv(luf, "ipis");
 	c->luf_flushes = bench_kv(luf, "flushes");
 	c->luf_tagged = bench_kv(luf, "pages_tagged");
+	c->luf_flush_age = bench_kv(luf, "flush_age");
+	c->luf_flush_alloc = bench_kv(luf, "flush_alloc");
+	bench_cpu(c);
+	{
+		struct rusage ru;
+
+		getrusage(RUSAGE_SELF, &ru);
+		c->minflt = ru.ru_minflt;
+		c->csw = ru.ru_nvcsw + ru.ru_nivcsw;
+		c->utime = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+		c->stime = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	}
 }
 
 /* A counter the kernel does not have stays -1: print it as "na". */
@@ -122,7 +158,13 @@ static inline void bench_print_deltas(const struct bench_counters *a,
 	D(tlb_ipis); D(remote_flush); D(remote_flush_received);
 	D(local_flush_all); D(local_flush_one); D(pgmigrate); D(pgdemote);
 	D(pgpromote); D(luf_ipis); D(luf_flushes); D(luf_tagged);
+	D(luf_flush_age); D(luf_flush_alloc);
+	D(minflt); D(csw);
 #undef D
+	printf(" utime=%.3f stime=%.3f", b->utime - a->utime, b->stime - a->stime);
+	if (a->cpu_total >= 0 && b->cpu_total > a->cpu_total)
+		printf(" idle_pct=%.1f", 100.0 * (b->cpu_idle - a->cpu_idle) /
+		       (b->cpu_total - a->cpu_total));
 }
 
 #endif

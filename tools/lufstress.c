@@ -78,7 +78,6 @@ static long npages = 256;
 static long passes = 0;			/* 0: run for -t seconds */
 static int seconds = 10;
 static int hog_mib = 64;
-static long hog_target;		/* -T: hog all but this many MiB of node 1 */
 static int nreaders;
 static long page_size;
 static int fd = -1;
@@ -294,46 +293,17 @@ static void *migrator(void *arg)
 }
 
 /*
- * The hog runs in a child process: its write faults must not be taken for
- * write-enables in the readers' mm, which would flush everything.
- */
-/* Free memory of node 1 in MiB. */
-static long node1_free_mib(void)
-{
-	FILE *f = fopen("/sys/devices/system/node/node1/meminfo", "r");
-	char line[160];
-	long kb = -1;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "Node 1 MemFree: %ld kB", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kb / 1024;
-}
-
-/*
- * Each round maps -H MiB, or with -T everything above T MiB free on node 1
- * (bound there), writes poison over it and unmaps it.  The allocator hands
- * out pages luf tagged only when it has no others, so a test of reuse
- * squeezes node 1 first and uses -T: every round then takes the tagged
- * pages the migration freed there since the last one.  Node 0 is left
- * alone: it is where the tasks and page tables live.
+ * Each round maps -H MiB, writes poison over it and unmaps it: reuse of
+ * freed pages by another process.  It runs in a child process, so that its
+ * write faults are not taken for write-enables in the readers' mm, which
+ * would flush everything.
  */
 static void hog(_Atomic long *rounds)
 {
 	/* Drop the inherited copy of the area: its unmaps are not ours. */
 	munmap(area, npages * page_size);
-	if (hog_target) {
-		unsigned long mask = 1UL << 1;
-
-		if (syscall(SYS_set_mempolicy, 2 /* MPOL_BIND */, &mask,
-			    8 * sizeof(mask)))
-			die("set_mempolicy");
-	}
 	for (;;) {
-		long mib = hog_target ? node1_free_mib() - hog_target : hog_mib;
-		size_t len = (size_t)(mib > 1 ? mib : 1) << 20, i;
+		size_t len = (size_t)hog_mib << 20, i;
 		uint64_t *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
 				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -547,7 +517,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: lufstress [-m anon|file|write|truncate|cow|mprotect|mprotect-shared]\n"
 		"                 [-n pages]\n"
-		"                 [-t seconds | -p passes] [-r readers] [-H hog-MiB | -T hog-leaves-MiB-free]\n"
+		"                 [-t seconds | -p passes] [-r readers] [-H hog-MiB]\n"
 		"                 [-s migrate|pageout] [-f file]\n");
 	exit(2);
 }
@@ -559,7 +529,7 @@ int main(int argc, char **argv)
 
 	page_size = sysconf(_SC_PAGESIZE);
 	nreaders = sysconf(_SC_NPROCESSORS_ONLN);
-	while ((c = getopt(argc, argv, "m:n:t:p:r:H:T:s:f:")) != -1) {
+	while ((c = getopt(argc, argv, "m:n:t:p:r:H:s:f:")) != -1) {
 		switch (c) {
 		case 'm':
 			for (m = 0; m < NR_MODES && strcmp(optarg, mode_names[m]); m++)
@@ -573,7 +543,6 @@ int main(int argc, char **argv)
 		case 'p': passes = atol(optarg); break;
 		case 'r': nreaders = atoi(optarg); break;
 		case 'H': hog_mib = atoi(optarg); break;
-		case 'T': hog_target = atol(optarg); break;
 		case 'f': path = optarg; break;
 		case 's':
 			if (!strcmp(optarg, "pageout"))
@@ -585,7 +554,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc || npages < 1 || seconds < 1 || nreaders < 1 ||
-	    nreaders > 64 || hog_mib < 0 || passes < 0 || hog_target < 0)
+	    nreaders > 64 || hog_mib < 0 || passes < 0)
 		usage();
 
 	shm = mmap(NULL, page_size, PROT_READ | PROT_WRITE,

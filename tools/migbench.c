@@ -1,18 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * migbench: move_pages(2) ping-pong of read-only pages between node 0 and
- * node 1 while one reader thread per vCPU keeps reading them, so that every
- * migration must shoot down translations cached on the other CPUs.  This is
- * the unmap-flush cost luf removes, isolated from everything else.
+ * node 1 while reader threads on the other vCPUs keep reading them, so that
+ * every migration must shoot down translations cached on those CPUs.  This
+ * is the unmap-flush cost luf removes, isolated from everything else.  The
+ * migrating thread has CPU 0 to itself; reader i runs on CPU i + 1.
+ *
+ * Under TCG the vCPUs share the host's cores: a reader that stalls on a
+ * migration entry idles its vCPU and leaves more host time to the
+ * migrating one.  With luf on the readers stall less (they keep reading
+ * the old copy until the deferred flush), so pages_per_sec there measures
+ * partly the emulator's scheduling; -x takes the stalls out.
  *
  *   -m file	the pages are a tmpfs file mapped read-only and shared
  *		(page cache; default)
  *   -m anon	private anonymous memory shared read-only with a forked child
  *   -n pages	pages moved per pass (default 512: one migration batch)
  *   -p passes	passes to run (default 100), after -w warm-up passes (5)
+ *   -r readers	reader threads (default: one per vCPU but CPU 0)
+ *   -x		the readers read a buffer of their own instead of the moved
+ *		pages: their CPUs still need the shootdowns (same mm), but they
+ *		never fault on a page under migration.  Separates the cost of
+ *		the flush from the readers' stalls on migration entries.
  *
  * Prints one line of "key=value" counters for the measured passes: passes,
- * migrated, failed, secs, pages_per_sec, reads_m (reader loads, millions),
+ * migrated, failed, secs, pages_per_sec, mig_cpu (the migrating thread's
+ * CPU seconds), reads_m (reader loads in the measured phase, millions),
  * then the interrupt, vmstat and luf counters of bench.h ("na" where the
  * kernel has none).
  */
@@ -41,6 +54,8 @@ static long page_size, npages = 512;
 static volatile uint64_t *area;
 static _Atomic int stop;
 static _Atomic long reads;
+static _Atomic int measuring;
+static int separate;
 
 static void die(const char *what)
 {
@@ -48,21 +63,36 @@ static void die(const char *what)
 	exit(2);
 }
 
-static void *reader(void *arg)
+static void pin(long cpu)
 {
-	long cpu = (long)arg, words = page_size / 8, n = 0;
-	uint64_t sum = 0;
 	cpu_set_t set;
 
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void *reader(void *arg)
+{
+	long cpu = (long)arg, words = page_size / 8, n = 0;
+	volatile uint64_t *from = area;
+	uint64_t sum = 0;
+
+	pin(cpu);
+	if (separate) {
+		from = mmap(NULL, npages * page_size, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (from == MAP_FAILED)
+			die("mmap");
+	}
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		long p;
 
 		for (p = 0; p < npages; p++)
-			sum += area[p * words + (p + cpu) % words];
-		n += npages;
+			sum += from[p * words + (p + cpu) % words];
+		/* Count the measured phase only. */
+		if (atomic_load_explicit(&measuring, memory_order_relaxed))
+			n += npages;
 	}
 	atomic_fetch_add(&reads, n + (sum & 1));
 	return NULL;
@@ -85,23 +115,25 @@ static long move_all(void **pages, int *nodes, int *status, int node)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: migbench [-m file|anon] [-n pages] [-p passes] [-w warmup-passes] [-r readers]\n");
+	fprintf(stderr, "usage: migbench [-m file|anon] [-n pages] [-p passes] [-w warmup-passes] [-r readers] [-x]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	long passes = 100, warm = 5, p, pass, migrated = 0, failed = 0;
-	int readers = sysconf(_SC_NPROCESSORS_ONLN), anon = 0, c, i;
+	int ncpus = sysconf(_SC_NPROCESSORS_ONLN), anon = 0, c, i;
+	int readers = ncpus > 1 ? ncpus - 1 : 1;
 	pthread_t th[256];
 	void **pages;
 	int *nodes, *status;
 	pid_t child = -1;
 	struct bench_counters c0, c1;
+	struct timespec c0t, c1t;
 	double t0, t1;
 	size_t len;
 
-	while ((c = getopt(argc, argv, "m:n:p:w:r:")) != -1) {
+	while ((c = getopt(argc, argv, "m:n:p:w:r:x")) != -1) {
 		switch (c) {
 		case 'm':
 			if (!strcmp(optarg, "anon"))
@@ -113,6 +145,7 @@ int main(int argc, char **argv)
 		case 'p': passes = atol(optarg); break;
 		case 'w': warm = atol(optarg); break;
 		case 'r': readers = atoi(optarg); break;
+		case 'x': separate = 1; break;
 		default: usage();
 		}
 	}
@@ -165,8 +198,11 @@ int main(int argc, char **argv)
 		pages[p] = (char *)area + p * page_size;
 		(void)area[p * page_size / 8];	/* mapped before the readers start */
 	}
+	/* The migrating thread on CPU 0, readers from CPU 1 on. */
+	pin(0);
 	for (i = 0; i < readers; i++)
-		pthread_create(&th[i], NULL, reader, (void *)(long)i);
+		pthread_create(&th[i], NULL, reader,
+			       (void *)(long)((i + 1) % ncpus));
 
 	for (pass = 0; pass < warm; pass++)
 		move_all(pages, nodes, status, (pass & 1) ? 0 : 1);
@@ -174,6 +210,8 @@ int main(int argc, char **argv)
 	if (warm & 1)
 		move_all(pages, nodes, status, 0);
 	bench_read(&c0);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0t);
+	atomic_store(&measuring, 1);
 	t0 = bench_now();
 	for (pass = 0; pass < passes; pass++) {
 		long moved = move_all(pages, nodes, status, (pass & 1) ? 0 : 1);
@@ -182,6 +220,8 @@ int main(int argc, char **argv)
 		failed += npages - moved;
 	}
 	t1 = bench_now();
+	atomic_store(&measuring, 0);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1t);
 	bench_read(&c1);
 	atomic_store(&stop, 1);
 	for (i = 0; i < readers; i++)
@@ -190,9 +230,11 @@ int main(int argc, char **argv)
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
 	}
-	printf("mode=%s pages=%ld readers=%d passes=%ld migrated=%ld failed=%ld secs=%.3f pages_per_sec=%.1f reads_m=%.1f",
-	       anon ? "anon" : "file", npages, readers, passes, migrated,
-	       failed, t1 - t0, migrated / (t1 - t0), reads / 1e6);
+	printf("mode=%s pages=%ld readers=%d separate=%d passes=%ld migrated=%ld failed=%ld secs=%.3f pages_per_sec=%.1f mig_cpu=%.3f reads_m=%.1f reads_per_sec=%.0f",
+	       anon ? "anon" : "file", npages, readers, separate, passes,
+	       migrated, failed, t1 - t0, migrated / (t1 - t0),
+	       (c1t.tv_sec - c0t.tv_sec) + (c1t.tv_nsec - c0t.tv_nsec) / 1e9,
+	       reads / 1e6, reads / (t1 - t0));
 	bench_print_deltas(&c0, &c1);
 	printf("\n");
 	return 0;

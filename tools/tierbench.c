@@ -14,7 +14,14 @@
  *					hot pages are never promoted back
  *   tierbench -a -s MiB [options]	anonymous memory filled, then shared
  *					read-only with a forked child: the
- *					readers run in the child
+ *					readers run in the child.  NUMA
+ *					balancing skips pages shared after
+ *					fork (change_pte_range()): they are
+ *					demoted but never promoted
+ *   tierbench -A -s MiB [options]	anonymous memory filled, then made
+ *					read-only with mprotect(): private
+ *					to the readers' process, so hot
+ *					pages are promoted back
  * options:
  *   -t threads	readers, one per vCPU by default, each pinned
  *   -d secs	measured phase (default 10), after -w warm-up secs (3)
@@ -127,8 +134,9 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: tierbench -c -f FILE -s MiB\n"
-		"       tierbench ([-R] -f FILE | -a -s MiB) [-t threads] [-d secs] [-w secs]\n"
-		"                 [-H hot-pct] [-P hot-prob-pct] [-S shift-secs] [-r seed]\n");
+		"       tierbench ([-R] -f FILE | -a -s MiB | -A -s MiB) [-t threads] [-d secs]\n"
+		"                 [-w secs] [-H hot-pct] [-P hot-prob-pct] [-S shift-secs]\n"
+		"                 [-r seed]\n");
 	exit(2);
 }
 
@@ -173,14 +181,15 @@ static void run(int threads, int warm, int secs, const char *what)
 int main(int argc, char **argv)
 {
 	int threads = sysconf(_SC_NPROCESSORS_ONLN), secs = 10, warm = 3;
-	int anon = 0, do_create = 0, shared_ro = 0, c;
+	int anon = 0, anon_ro = 0, do_create = 0, shared_ro = 0, c;
 	const char *path = NULL;
 	long mib = 0;
 	size_t len;
 
-	while ((c = getopt(argc, argv, "acRf:s:t:d:w:H:P:S:r:")) != -1) {
+	while ((c = getopt(argc, argv, "aAcRf:s:t:d:w:H:P:S:r:")) != -1) {
 		switch (c) {
 		case 'a': anon = 1; break;
+		case 'A': anon = anon_ro = 1; break;
 		case 'R': shared_ro = 1; break;
 		case 'c': do_create = 1; break;
 		case 'f': path = optarg; break;
@@ -226,6 +235,13 @@ int main(int argc, char **argv)
 			m[k] = next(&s);
 		npages = len / page_size;
 		data = m;
+		if (anon_ro) {
+			/* Read-only PTEs on pages only this process maps. */
+			if (mprotect(m, len, PROT_READ))
+				die("mprotect");
+			run(threads, warm, secs, "anon-ro");
+			return 0;
+		}
 		/* After fork the pages are shared, read-only in both mms. */
 		pid = fork();
 		if (pid < 0)

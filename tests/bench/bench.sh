@@ -7,14 +7,15 @@
 # all (make bench): three boots, each a fresh guest of the same shape:
 #   vanilla  allocbench                                  (baseline kernel)
 #   patched  allocbench: nomod, disabled, on in rotation (same harness)
-#   patched  tierbench file and anon, migbench file and anon: luf off and on
-#            alternating in the one boot
+#   patched  tierbench file, anon and anon-fork, migbench file, anon and
+#            sep: luf off and on alternating in the one boot
 # demo (make demo): one boot: the tiers and luf's state (t/demo), then
 #   tierbench on the file, luf off and on.
 # alloc: the two allocbench boots of all, alone.
 #
-# Repeats: LUF_BENCH_REPS (default 5 for all, 3 for demo), after one warm-up
-# run of each configuration.  Results go to build/bench/<name>/ (override
+# Repeats: LUF_BENCH_REPS (default 5 for all, 3 for demo), for allocbench
+# LUF_BENCH_ALLOC_REPS (default 10), after one warm-up run of each
+# configuration.  Results go to build/bench/<name>/ (override
 # with LUF_BENCH_OUT): bench.txt (the guest's BENCH lines), runs.csv,
 # summary.json, report.md, ratios.png.  Release kernels (base.config +
 # release.config: no lockdep, no KASAN, no kmemleak), cached like the test
@@ -25,7 +26,9 @@ cd "$top"
 export LUF_CACHE=${LUF_CACHE:-$HOME/.cache/luf}
 what=${1:-all}
 case $what in
-all|alloc) reps=${LUF_BENCH_REPS:-5} ;;
+all|alloc) reps=${LUF_BENCH_REPS:-5}
+	# The allocator goals are 1-2%: more repeats than the A/B pairs.
+	areps=${LUF_BENCH_ALLOC_REPS:-10} ;;
 demo) reps=${LUF_BENCH_REPS:-3} ;;
 *) echo "usage: bench.sh [all|demo|alloc]" >&2; exit 2 ;;
 esac
@@ -73,12 +76,13 @@ start=$(date +%s)
 if [ "$what" = demo ]; then
 	bench_boot bench-demo "$kp" 1800 demo "bench ab tier-file $reps"
 else
-	bench_boot alloc-vanilla "$kv" 1800 "bench configs alloc $reps vanilla"
-	bench_boot alloc-patched "$kp" 2400 "bench configs alloc $reps nomod disabled on"
+	bench_boot alloc-vanilla "$kv" 1800 "bench configs alloc $areps vanilla"
+	bench_boot alloc-patched "$kp" 2400 "bench configs alloc $areps nomod disabled on"
 	[ "$what" = alloc ] ||
 	bench_boot ab "$kp" 5400 \
 		"bench ab tier-file $reps" "bench ab tier-anon $reps" \
-		"bench ab mig-file $reps" "bench ab mig-anon $reps"
+		"bench ab tier-anon-fork $reps" "bench ab mig-file $reps" \
+		"bench ab mig-anon $reps" "bench ab mig-sep $reps"
 fi
 log "guest runs took $(( $(date +%s) - start ))s"
 

@@ -31,10 +31,25 @@ import sys
 THROUGHPUT = {
     "tier-file": ("reads_per_sec", "reads/s"),
     "tier-anon": ("reads_per_sec", "reads/s"),
+    "tier-anon-fork": ("reads_per_sec", "reads/s"),
     "mig-file": ("pages_per_sec", "pages migrated/s"),
     "mig-anon": ("pages_per_sec", "pages migrated/s"),
+    "mig-sep": ("pages_per_sec", "pages migrated/s"),
     "alloc": ("faults_per_sec", "faults/s"),
 }
+# Further metrics compared on/off: the readers' side of migbench.
+SECONDARY = {
+    "mig-file": ["reads_per_sec"],
+    "mig-anon": ["reads_per_sec"],
+    "mig-sep": ["reads_per_sec"],
+}
+# Where the IPI-sending flushes came from (tests/guest/t/bench), and the
+# state that explains them.
+ORIGINS = ["ipi_luf", "ipi_unmap", "ipi_numa", "ipi_mprotect", "ipi_zap",
+           "ipi_other"]
+TRACE_REASONS = ["trace_flush_on_task_switch", "trace_remote_shootdown",
+                 "trace_local_shootdown", "trace_local_mm_shootdown",
+                 "trace_remote_ipi_send"]
 # Counters reported for every workload (deltas over the measured phase).
 COUNTERS = ["tlb_ipis", "remote_flush", "luf_ipis", "luf_flushes",
             "pgdemote", "pgpromote", "pgmigrate"]
@@ -74,6 +89,16 @@ def stats(values):
 
 def derived(rec):
     """Per-run metrics computed from the raw counters."""
+    # The guest prints the trace counts that are not zero: where it traced
+    # (trace_overrun is always there), a missing one is a zero.
+    if "trace_overrun" in rec:
+        for k in ORIGINS + TRACE_REASONS:
+            rec.setdefault(k, 0)
+    # Flushes that sent IPIs for unmapped pages: done at once, or luf's
+    # (deferred, by age, on reuse).  What luf is about, apart from the
+    # protection changes (NUMA hinting) that also send IPIs.
+    if "trace_overrun" in rec:
+        rec["unmap_flush_ipis"] = rec["ipi_unmap"] + rec["ipi_luf"]
     mig = rec.get("migrated")
     if isinstance(mig, (int, float)) and mig > 0:
         for k in ("tlb_ipis", "remote_flush"):
@@ -125,7 +150,9 @@ def comparisons(groups, summary):
     for bench in summary:
         tp = THROUGHPUT.get(bench, (None, None))[0]
         if "patched/off" in summary[bench] and "patched/on" in summary[bench]:
-            for metric in [tp, "tlb_ipis", "remote_flush"]:
+            for metric in [tp, "tlb_ipis", "remote_flush",
+                           "unmap_flush_ipis"] + \
+                    SECONDARY.get(bench, []):
                 s = paired_ratio(groups, bench, "patched", "off", "on", metric)
                 if s:
                     comps.append({"bench": bench, "metric": metric,
@@ -168,6 +195,25 @@ def tables(summary, comps):
                        f"{fmt(m.get('pgpromote'))} | "
                        f"{fmt(m.get('tlb_ipis_per_page'), 3)} |")
     out.append("")
+    out.append("Where the IPI-sending TLB flushes came from (tlb_flush trace, one "
+               "stack per flush that sent IPIs), luf's flushes by reason, and "
+               "how idle the vCPUs were:")
+    out.append("")
+    out.append("| benchmark | config | " + " | ".join(o[4:] for o in ORIGINS) +
+               " | luf flushes | by age | on reuse | idle % |")
+    out.append("|---|---|" + "---|" * (len(ORIGINS) + 4))
+    for bench, cfgs in summary.items():
+        for cfg, m in cfgs.items():
+            if cfg.startswith("vanilla") or bench == "alloc":
+                continue
+            out.append(f"| {bench} | {cfg} | " +
+                       " | ".join(fmt(m.get(o, {"mean": 0, "stdev": 0}))
+                                  for o in ORIGINS) +
+                       f" | {fmt(m.get('luf_flushes'))} | "
+                       f"{fmt(m.get('luf_flush_age'))} | "
+                       f"{fmt(m.get('luf_flush_alloc'))} | "
+                       f"{fmt(m.get('idle_pct'))} |")
+    out.append("")
     out.append("| benchmark | metric | other / base | ratio (mean ± stdev) | change |")
     out.append("|---|---|---|---|---|")
     for c in comps:
@@ -190,7 +236,9 @@ def demo_table(summary, comps):
                               ("remote TLB flushes", "remote_flush", 0),
                               ("pages demoted", "pgdemote", 0),
                               ("pages promoted", "pgpromote", 0),
-                              ("IPIs sent by luf", "luf_ipis", 0)):
+                              ("IPIs sent by luf", "luf_ipis", 0),
+                              ("unmap flushes with IPIs", "unmap_flush_ipis", 0),
+                              ("luf flushes by age", "luf_flush_age", 0)):
             lines.append(f"  {label:26} {fmt(off.get(key), d):>22} {fmt(on.get(key), d):>22}")
         for c in comps:
             if c["bench"] == bench and c["kind"] == "paired":
@@ -254,7 +302,14 @@ def main():
             json.dump({"summary": summary, "comparisons": comps}, f, indent=1)
         with open(os.path.join(args.out, "report.md"), "w") as f:
             f.write("# luf benchmark report\n\n")
-            f.write("TCG guest: absolute rates are emulated; lean on the ratios.\n\n")
+            f.write("TCG guest: absolute rates are emulated; lean on the ratios.\n\n"
+                    "tlb_ipis: TLB-shootdown interrupts received (/proc/interrupts), "
+                    "from every source.  unmap_flush_ipis: flushes that sent IPIs "
+                    "for unmapped pages (tlb_flush trace with a stack: "
+                    "try_to_unmap_flush() and friends, plus luf's own flushes); "
+                    "the rest of tlb_ipis is mostly NUMA balancing arming its "
+                    "hinting faults (change_prot_numa()), which luf does not "
+                    "touch.\n\n")
             f.write(tables(summary, comps))
         if args.plot:
             plot(comps, os.path.join(args.out, "ratios.png"))
