@@ -1,17 +1,59 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Counters the benchmarks read around their measured phase, so that set-up
- * and warm-up are left out: the TLB-shootdown interrupt line, vmstat and
- * luf's debugfs counters.
+ * What the tools share: pinning, one move_pages(2) pass, and the counters
+ * the benchmarks read around their measured phase, so that set-up and
+ * warm-up are left out (the TLB-shootdown interrupt line, vmstat, luf's
+ * debugfs counters, this process's faults and CPU time).
+ *
+ * Include after defining _GNU_SOURCE (CPU_SET).
  */
 #ifndef LUF_TOOLS_BENCH_H
 #define LUF_TOOLS_BENCH_H
 
+#include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+
+/* Run the calling thread on CPU @cpu, modulo the CPUs online. */
+static inline void bench_pin(long cpu)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu % (n > 0 ? n : 1), &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+#define BENCH_MPOL_MF_MOVE_ALL	(1 << 2)
+
+/*
+ * One move_pages(2) pass: all @n @pages to @node, @nodes and @status being
+ * arrays of @n.  Returns how many are on @node now (the call's return value
+ * does not say which pages stayed: status does), or -1 with errno set if
+ * the call failed; ENOENT and EBUSY are outcomes of single pages.
+ */
+static inline long bench_move_all(long n, void **pages, int *nodes,
+				  int *status, int node)
+{
+	long p, moved = 0;
+
+	for (p = 0; p < n; p++)
+		nodes[p] = node;
+	if (syscall(SYS_move_pages, 0, n, pages, nodes, status,
+		    BENCH_MPOL_MF_MOVE_ALL) < 0 && errno != ENOENT &&
+	    errno != EBUSY)
+		return -1;
+	for (p = 0; p < n; p++)
+		moved += status[p] == node;
+	return moved;
+}
 
 static inline double bench_now(void)
 {
@@ -71,10 +113,28 @@ static inline long bench_kv(const char *path, const char *key)
 	return ret;
 }
 
+/*
+ * With BENCH_TRACE_WINDOW set in the environment, tracing is switched on
+ * for the measured phase only (tests/guest/t/bench switches it off before
+ * the run), so that the trace counts cover what the other counters cover.
+ */
+static inline void bench_trace(int on)
+{
+	FILE *f;
+
+	if (!getenv("BENCH_TRACE_WINDOW"))
+		return;
+	f = fopen("/sys/kernel/tracing/tracing_on", "w");
+	if (f) {
+		fputs(on ? "1\n" : "0\n", f);
+		fclose(f);
+	}
+}
+
 /* Counters printed as "<key>=<delta>" by bench_print_deltas(). */
 struct bench_counters {
 	long tlb_ipis, remote_flush, remote_flush_received, local_flush_all,
-	     local_flush_one, pgmigrate, pgdemote, pgpromote, luf_ipis,
+	     local_flush_one, pgmigrate, pgdemote, pgpromote, pgscan, luf_ipis,
 	     luf_flushes, luf_tagged, luf_flush_age, luf_flush_alloc;
 	/* this process (all threads): faults, context switches, CPU time */
 	long minflt, csw;
@@ -128,6 +188,8 @@ static inline void bench_read(struct bench_counters *c)
 	c->pgmigrate = bench_kv("/proc/vmstat", "pgmigrate_success");
 	c->pgdemote = bench_vmstat_sum("pgdemote_");
 	c->pgpromote = bench_kv("/proc/vmstat", "pgpromote_success");
+	c->pgscan = bench_kv("/proc/vmstat", "pgscan_kswapd") +
+		    bench_kv("/proc/vmstat", "pgscan_direct");
 	c->luf_ipis = bench_kv(luf, "ipis");
 	c->luf_flushes = bench_kv(luf, "flushes");
 	c->luf_tagged = bench_kv(luf, "pages_tagged");
@@ -157,7 +219,7 @@ static inline void bench_print_deltas(const struct bench_counters *a,
 	} while (0)
 	D(tlb_ipis); D(remote_flush); D(remote_flush_received);
 	D(local_flush_all); D(local_flush_one); D(pgmigrate); D(pgdemote);
-	D(pgpromote); D(luf_ipis); D(luf_flushes); D(luf_tagged);
+	D(pgpromote); D(pgscan); D(luf_ipis); D(luf_flushes); D(luf_tagged);
 	D(luf_flush_age); D(luf_flush_alloc);
 	D(minflt); D(csw);
 #undef D

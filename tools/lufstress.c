@@ -60,9 +60,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
+
 #define MAGIC		0x6c75660000000000ULL	/* "luf" */
 #define POISON		0xdeadbeefdeadbeefULL
-#define MPOL_MF_MOVE_ALL (1 << 2)
 
 enum mode {
 	M_ANON, M_FILE, M_WRITE, M_TRUNCATE, M_COW, M_MPROTECT,
@@ -191,11 +192,8 @@ static void *reader(void *arg)
 {
 	long cpu = (long)arg, n = page_size / 8;
 	volatile long i = cpu * 61;
-	cpu_set_t set;
 
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
+	bench_pin(cpu);
 	sigsetjmp(reader_jmp, 1);
 	while (!atomic_load_explicit(&shm->stop, memory_order_relaxed)) {
 		long p;
@@ -271,20 +269,13 @@ static void *migrator(void *arg)
 	for (p = 0; p < npages; p++)
 		pages[p] = (char *)area + p * page_size;
 	for (pass = 0; !atomic_load(&shm->stop); pass++) {
-		int node = (pass & 1) ? 0 : 1;
+		long moved = bench_move_all(npages, pages, nodes, status,
+					    (pass & 1) ? 0 : 1);
 
-		for (p = 0; p < npages; p++)
-			nodes[p] = node;
-		if (syscall(SYS_move_pages, 0, npages, pages, nodes, status,
-			    MPOL_MF_MOVE_ALL) < 0 && errno != ENOENT && errno != EBUSY)
+		if (moved < 0)
 			die("move_pages");
-		/* The return value hides pages that did not move: check each. */
-		for (p = 0; p < npages; p++) {
-			if (status[p] == node)
-				atomic_fetch_add(&migrated, 1);
-			else
-				atomic_fetch_add(&moves_failed, 1);
-		}
+		atomic_fetch_add(&migrated, moved);
+		atomic_fetch_add(&moves_failed, npages - moved);
 		atomic_fetch_add(&npasses, 1);
 		if (passes && pass + 1 >= passes)
 			atomic_store(&shm->stop, 1);

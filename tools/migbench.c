@@ -48,8 +48,6 @@
 
 #include "bench.h"
 
-#define MPOL_MF_MOVE_ALL (1 << 2)
-
 static long page_size, npages = 512;
 static volatile uint64_t *area;
 static _Atomic int stop;
@@ -63,22 +61,13 @@ static void die(const char *what)
 	exit(2);
 }
 
-static void pin(long cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
-
 static void *reader(void *arg)
 {
 	long cpu = (long)arg, words = page_size / 8, n = 0;
 	volatile uint64_t *from = area;
 	uint64_t sum = 0;
 
-	pin(cpu);
+	bench_pin(cpu);
 	if (separate) {
 		from = mmap(NULL, npages * page_size, PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
@@ -101,15 +90,10 @@ static void *reader(void *arg)
 /* One pass: every page to @node.  Returns the number that got there. */
 static long move_all(void **pages, int *nodes, int *status, int node)
 {
-	long p, moved = 0;
+	long moved = bench_move_all(npages, pages, nodes, status, node);
 
-	for (p = 0; p < npages; p++)
-		nodes[p] = node;
-	if (syscall(SYS_move_pages, 0, npages, pages, nodes, status,
-		    MPOL_MF_MOVE_ALL) < 0 && errno != ENOENT && errno != EBUSY)
+	if (moved < 0)
 		die("move_pages");
-	for (p = 0; p < npages; p++)
-		moved += status[p] == node;
 	return moved;
 }
 
@@ -199,7 +183,7 @@ int main(int argc, char **argv)
 		(void)area[p * page_size / 8];	/* mapped before the readers start */
 	}
 	/* The migrating thread on CPU 0, readers from CPU 1 on. */
-	pin(0);
+	bench_pin(0);
 	for (i = 0; i < readers; i++)
 		pthread_create(&th[i], NULL, reader,
 			       (void *)(long)((i + 1) % ncpus));
@@ -210,6 +194,7 @@ int main(int argc, char **argv)
 	if (warm & 1)
 		move_all(pages, nodes, status, 0);
 	bench_read(&c0);
+	bench_trace(1);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0t);
 	atomic_store(&measuring, 1);
 	t0 = bench_now();
@@ -222,6 +207,7 @@ int main(int argc, char **argv)
 	t1 = bench_now();
 	atomic_store(&measuring, 0);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1t);
+	bench_trace(0);
 	bench_read(&c1);
 	atomic_store(&stop, 1);
 	for (i = 0; i < readers; i++)

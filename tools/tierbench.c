@@ -81,14 +81,11 @@ static void *reader(void *arg)
 	long cpu = (long)arg, hot = npages * hot_pct / 100, words = page_size / 8;
 	uint64_t s = seed * 0x9e3779b97f4a7c15ULL + cpu + 1, sum = 0;
 	long n = 0, mine = 0;
-	cpu_set_t set;
 	int ph = 0;
 
 	if (hot < 1)
 		hot = 1;
-	CPU_ZERO(&set);
-	CPU_SET(cpu % sysconf(_SC_NPROCESSORS_ONLN), &set);
-	sched_setaffinity(0, sizeof(set), &set);
+	bench_pin(cpu);
 	while (ph < 2) {
 		uint64_t r = next(&s);
 		long p;
@@ -153,6 +150,7 @@ static void run(int threads, int warm, int secs, const char *what)
 			die("pthread_create");
 	sleep(warm);
 	bench_read(&c0);
+	bench_trace(1);
 	t0 = bench_now();
 	atomic_store(&phase, 1);
 	next_shift = t0 + shift_secs;
@@ -167,6 +165,7 @@ static void run(int threads, int warm, int secs, const char *what)
 	}
 	atomic_store(&phase, 2);
 	t1 = bench_now();
+	bench_trace(0);
 	bench_read(&c1);
 	for (i = 0; i < threads; i++)
 		pthread_join(th[i], NULL);

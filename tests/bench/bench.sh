@@ -7,8 +7,9 @@
 # all (make bench): three boots, each a fresh guest of the same shape:
 #   vanilla  allocbench                                  (baseline kernel)
 #   patched  allocbench: nomod, disabled, on in rotation (same harness)
-#   patched  tierbench file, anon and anon-fork, migbench file, anon and
-#            sep: luf off and on alternating in the one boot
+#   patched  tierbench file, anon and anon-fork: luf off and on alternating
+#            in the one boot; migbench file, anon and sep: off, on and lazy
+#            (on with max_defer_ms 10000) in rotation
 # demo (make demo): one boot: the tiers and luf's state (t/demo), then
 #   tierbench on the file, luf off and on.
 # alloc: the two allocbench boots of all, alone.
@@ -17,7 +18,8 @@
 # LUF_BENCH_ALLOC_REPS (default 10), after one warm-up run of each
 # configuration.  Results go to build/bench/<name>/ (override
 # with LUF_BENCH_OUT): bench.txt (the guest's BENCH lines), runs.csv,
-# summary.json, report.md, ratios.png.  Release kernels (base.config +
+# summary.json, report.md, ratios.png, table.txt (what make demo prints).
+# Release kernels (base.config +
 # release.config: no lockdep, no KASAN, no kmemleak), cached like the test
 # kernels.
 set -euo pipefail
@@ -81,11 +83,14 @@ else
 	[ "$what" = alloc ] ||
 	bench_boot ab "$kp" 5400 \
 		"bench ab tier-file $reps" "bench ab tier-anon $reps" \
-		"bench ab tier-anon-fork $reps" "bench ab mig-file $reps" \
-		"bench ab mig-anon $reps" "bench ab mig-sep $reps"
+		"bench ab tier-anon-fork $reps" \
+		"bench configs mig-file $reps off on lazy" \
+		"bench configs mig-anon $reps off on lazy" \
+		"bench configs mig-sep $reps off on lazy"
 fi
 log "guest runs took $(( $(date +%s) - start ))s"
 
 # The system python: the one python3-matplotlib (tests/setup.sh) is for.
-/usr/bin/python3 tests/bench/report.py "$out/bench.txt" --out "$out" --plot
+/usr/bin/python3 tests/bench/report.py "$out/bench.txt" --out "$out" --plot \
+	--table > "$out/table.txt"
 log "report: $out/report.md ($out/summary.json, $out/runs.csv, $out/ratios.png)"

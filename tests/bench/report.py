@@ -92,12 +92,16 @@ def derived(rec):
     # The guest prints the trace counts that are not zero: where it traced
     # (trace_overrun is always there), a missing one is a zero.
     if "trace_overrun" in rec:
-        for k in ORIGINS + TRACE_REASONS:
+        for k in TRACE_REASONS:
+            rec.setdefault(k, 0)
+    # stacks=1: the guest also took a stack with each IPI-sending flush.
+    if rec.get("stacks") == 1:
+        for k in ORIGINS:
             rec.setdefault(k, 0)
     # Flushes that sent IPIs for unmapped pages: done at once, or luf's
     # (deferred, by age, on reuse).  What luf is about, apart from the
     # protection changes (NUMA hinting) that also send IPIs.
-    if "trace_overrun" in rec:
+    if rec.get("stacks") == 1:
         rec["unmap_flush_ipis"] = rec["ipi_unmap"] + rec["ipi_luf"]
     mig = rec.get("migrated")
     if isinstance(mig, (int, float)) and mig > 0:
@@ -149,14 +153,32 @@ def comparisons(groups, summary):
     comps = []
     for bench in summary:
         tp = THROUGHPUT.get(bench, (None, None))[0]
-        if "patched/off" in summary[bench] and "patched/on" in summary[bench]:
+        # Every luf-on configuration of an A/B boot against luf off.
+        others = [c.split("/", 1)[1] for c in summary[bench]
+                  if c.startswith("patched/") and
+                  c not in ("patched/off", "patched/nomod", "patched/disabled")]
+        others.sort(key=lambda c: (c != "on", c))
+        if "patched/off" not in summary[bench]:
+            others = []
+        for other in others:
             for metric in [tp, "tlb_ipis", "remote_flush",
                            "unmap_flush_ipis"] + \
                     SECONDARY.get(bench, []):
-                s = paired_ratio(groups, bench, "patched", "off", "on", metric)
+                s = paired_ratio(groups, bench, "patched", "off", other,
+                                 metric)
                 if s:
                     comps.append({"bench": bench, "metric": metric,
-                                  "base": "patched/off", "other": "patched/on",
+                                  "base": "patched/off",
+                                  "other": "patched/" + other,
+                                  "kind": "paired", **s})
+        # Loaded-but-disabled and enabled against not loaded, in one boot.
+        if "patched/nomod" in summary[bench] and tp:
+            for cfg in ("disabled", "on"):
+                s = paired_ratio(groups, bench, "patched", "nomod", cfg, tp)
+                if s:
+                    comps.append({"bench": bench, "metric": tp,
+                                  "base": "patched/nomod",
+                                  "other": "patched/" + cfg,
                                   "kind": "paired", **s})
         base = summary[bench].get("vanilla/vanilla")
         if base and tp:
@@ -242,7 +264,9 @@ def demo_table(summary, comps):
             lines.append(f"  {label:26} {fmt(off.get(key), d):>22} {fmt(on.get(key), d):>22}")
         for c in comps:
             if c["bench"] == bench and c["kind"] == "paired":
-                lines.append(f"  on/off {c['metric']:18} {c['mean']:.3f} ± {c['stdev']:.3f}  ({pct(c)})")
+                what = (c["other"].split("/")[-1] + "/" +
+                        c["base"].split("/")[-1])
+                lines.append(f"  {what} {c['metric']:18} {c['mean']:.3f} ± {c['stdev']:.3f}  ({pct(c)})")
     lines.append("(TCG: emulated time; compare the ratios, not the absolute rates)")
     return "\n".join(lines)
 

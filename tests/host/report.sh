@@ -10,9 +10,9 @@ trap 'rm -rf "$tmp"' EXIT
 # the guest left out (zero) counts as 0: ipi_numa off is 4 and 0, mean 2.
 {
 	echo "junk line"
-	echo "BENCH bench=mig-file kernel=patched config=off rep=1 pages_per_sec=100.0 tlb_ipis=200 migrated=1000 ipi_numa=4 trace_overrun=0"
+	echo "BENCH bench=mig-file kernel=patched config=off rep=1 pages_per_sec=100.0 tlb_ipis=200 migrated=1000 ipi_numa=4 trace_overrun=0 stacks=1"
 	echo "BENCH bench=mig-file kernel=patched config=on rep=1 pages_per_sec=110.0 tlb_ipis=100 migrated=1000"
-	echo "luf-test: BENCH bench=mig-file kernel=patched config=off rep=2 pages_per_sec=100.0 tlb_ipis=400 migrated=1000 trace_overrun=0"
+	echo "luf-test: BENCH bench=mig-file kernel=patched config=off rep=2 pages_per_sec=100.0 tlb_ipis=400 migrated=1000 trace_overrun=0 stacks=1"
 	echo "BENCH bench=mig-file kernel=patched config=on rep=2 pages_per_sec=130.0 tlb_ipis=200 migrated=1000"
 	echo "BENCH bench=alloc kernel=vanilla config=vanilla rep=1 faults_per_sec=100.0"
 	echo "BENCH bench=alloc kernel=vanilla config=vanilla rep=2 faults_per_sec=100.0"
