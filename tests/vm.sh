@@ -35,6 +35,13 @@ if [ "${LUF_KVM:-0}" = 1 ]; then
 	accel=(-accel kvm -cpu host)
 else
 	accel=(-accel "tcg,thread=${LUF_TCG_THREAD:-single}" -cpu max)
+	# LUF_ICOUNT=<shift>: the guest clock counts instructions (2^shift ns
+	# each) instead of following the host's, and idle time is skipped: a
+	# guest-timed rate then counts instructions, whatever else the host
+	# does.  Single-threaded TCG only.
+	if [ -n "${LUF_ICOUNT:-}" ]; then
+		accel+=(-icount "shift=$LUF_ICOUNT,sleep=off")
+	fi
 fi
 
 cmdline="console=ttyS0 luf.suite=$suite panic_on_warn=1 panic=-1 oops=panic"

@@ -103,9 +103,11 @@ def derived(rec):
     # protection changes (NUMA hinting) that also send IPIs.
     if rec.get("stacks") == 1:
         rec["unmap_flush_ipis"] = rec["ipi_unmap"] + rec["ipi_luf"]
-    mig = rec.get("migrated")
+    # Per migrated page: migbench's own count, else pgmigrate (demotions
+    # and promotions; with luf on, tiering may migrate more pages).
+    mig = rec.get("migrated", rec.get("pgmigrate"))
     if isinstance(mig, (int, float)) and mig > 0:
-        for k in ("tlb_ipis", "remote_flush"):
+        for k in ("tlb_ipis", "remote_flush", "unmap_flush_ipis"):
             if isinstance(rec.get(k), (int, float)):
                 rec[k + "_per_page"] = rec[k] / mig
     return rec
@@ -162,7 +164,8 @@ def comparisons(groups, summary):
             others = []
         for other in others:
             for metric in [tp, "tlb_ipis", "remote_flush",
-                           "unmap_flush_ipis"] + \
+                           "unmap_flush_ipis", "tlb_ipis_per_page",
+                           "unmap_flush_ipis_per_page"] + \
                     SECONDARY.get(bench, []):
                 s = paired_ratio(groups, bench, "patched", "off", other,
                                  metric)
