@@ -269,7 +269,7 @@ def demo_table(summary, comps):
             if c["bench"] == bench and c["kind"] == "paired":
                 what = (c["other"].split("/")[-1] + "/" +
                         c["base"].split("/")[-1])
-                lines.append(f"  {what} {c['metric']:18} {c['mean']:.3f} ± {c['stdev']:.3f}  ({pct(c)})")
+                lines.append(f"  {what} {c['metric']:26} {c['mean']:.3f} ± {c['stdev']:.3f}  ({pct(c)})")
     lines.append("(TCG: emulated time; compare the ratios, not the absolute rates)")
     return "\n".join(lines)
 
