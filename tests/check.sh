@@ -52,6 +52,12 @@ must kernel-patched tests/kernel/build.sh patched debug
 kp=$(tail -n 1 "$out/kernel-patched.log")
 echo "   kernels ready in $(( $(date +%s) - s ))s"
 
+# The patched kernel's own modules (filesystems and drivers built =m, as a
+# distribution builds them), for modprobe in the guest.
+modroot=$build/modroot
+rm -rf "$modroot"
+must modules-install make -s -C "$kp" modules_install INSTALL_MOD_PATH="$modroot" INSTALL_MOD_STRIP=1
+
 step "luf.ko and test modules"
 must module make -s module KDIR="$kp"
 abi=$build/abi999
@@ -95,6 +101,8 @@ elif grep -q 'lacks core-hooks.patch' "$kb_log"; then
 else
 	record FAIL kbuild-refuses-vanilla "failed without naming the patch: see $kb_log"
 fi
+# Modules inlining luf's hooks link: every symbol they reach is exported.
+tests/host/inline-exports.sh "$kp" "$build/inline-probe" | tee -a "$results"
 # The benchmark report on known input.
 tests/host/report.sh | tee -a "$results"
 if [ "$(id -u)" -eq 0 ]; then
@@ -107,7 +115,8 @@ step "initramfs"
 must initramfs tests/initramfs.sh "$build/initramfs.cpio" "$build/stage" \
 	luf.ko:luf.ko "$abi/luf.ko:luf-abi999.ko" "$dbg/luf.ko:luf-debug.ko" \
 	"$warn/warn_on_load.ko:warn_on_load.ko" \
-	"$build/guest/.:bin" "$build/tools/.:bin" "$build/selftests/.:selftests"
+	"$build/guest/.:bin" "$build/tools/.:bin" "$build/selftests/.:selftests" \
+	"$modroot/lib/modules:/lib/modules"
 
 # run_vm <suite> <kernel build dir> <timeout>: verdict lines go to
 # $out/vm-<suite>.txt; the harness's own verdict is the exit status.
@@ -131,9 +140,34 @@ vm_verdict() {		# vm_verdict <suite> <rc>
 	fi
 }
 
-step "guest: vanilla kernel (luf refused; mm selftest baseline)"
-run_vm vanilla "$kv" 1500
-rc=$?
+# Each guest runs single-threaded TCG (tests/vm.sh): one host core.  The
+# patched suite, the long one, runs on one core while the short ones
+# (vanilla, init_on_free, harness self-test) run one after the other on the
+# other; the verdicts are read in this order afterwards.
+rm -f "$build/disk.img" "$build/xfs.img" "$build/sq.img" "$out"/rc-*
+# A fresh scratch ext4 disk for the tests that need a real filesystem.
+truncate -s 256M "$build/disk.img" && mkfs.ext4 -q -F "$build/disk.img" ||
+	record FAIL disk-image "mkfs.ext4 failed"
+# An XFS disk for the xfs module, and a blank one on a single virtqueue
+# (tests/vm.sh) that the guest formats as vfat.
+truncate -s 320M "$build/xfs.img" && mkfs.xfs -q -f "$build/xfs.img" ||
+	record FAIL disk-image "mkfs.xfs failed"
+truncate -s 64M "$build/sq.img"
+step "guests: patched kernel | vanilla kernel, init_on_free=1, harness self-test"
+(
+	run_vm vanilla "$kv" 1500; echo $? > "$out/rc-vanilla"
+	LUF_CMDLINE="init_on_free=1" run_vm initfree "$kp" 300; echo $? > "$out/rc-initfree"
+	run_vm harness "$kp" 300; echo $? > "$out/rc-harness"
+) &
+others=$!
+LUF_DISK=$build/disk.img LUF_DISK_XFS=$build/xfs.img LUF_DISK_SQ=$build/sq.img \
+	run_vm patched "$kp" 2400
+rc_patched=$?
+wait $others
+echo "   guests done"
+
+step "verdicts: vanilla kernel (luf refused; mm selftest baseline)"
+rc=$(cat "$out/rc-vanilla" 2>/dev/null || echo 1)
 # The vanilla kernel's selftest results are the baseline, not verdicts.
 guest_verdicts vanilla | grep -v '^[A-Z]* vanilla/selftest ' | tee -a "$results"
 guest_verdicts vanilla | grep '^[A-Z]* vanilla/selftest ' > "$out/selftests-vanilla.txt"
@@ -141,13 +175,8 @@ vm_verdict vanilla $rc
 base=$(sed -n 's#^PASS vanilla/selftest \([^ :]*\).*#\1#p' "$out/selftests-vanilla.txt")
 echo "   mm selftests passing on vanilla:" $base
 
-step "guest: patched kernel"
-# A fresh scratch ext4 disk for the tests that need a real filesystem.
-rm -f "$build/disk.img"
-truncate -s 256M "$build/disk.img" && mkfs.ext4 -q -F "$build/disk.img" ||
-	record FAIL disk-image "mkfs.ext4 failed"
-LUF_DISK=$build/disk.img run_vm patched "$kp" 2400
-rc=$?
+step "verdicts: patched kernel"
+rc=$rc_patched
 # A selftest that does not pass on vanilla cannot be held against luf: its
 # patched result is reported as a skip with the vanilla result as the reason.
 guest_verdicts patched | while read -r v name rest; do
@@ -177,16 +206,14 @@ else
 	record PASS selftests-match
 fi
 
-step "guest: patched kernel booted with init_on_free=1"
-LUF_CMDLINE="init_on_free=1" run_vm initfree "$kp" 300
-rc=$?
+step "verdicts: patched kernel booted with init_on_free=1"
+rc=$(cat "$out/rc-initfree" 2>/dev/null || echo 1)
 guest_verdicts initfree | tee -a "$results"
 vm_verdict initfree $rc
 
-step "harness self-test: a WARN at module load fails the run"
-run_vm harness "$kp" 300
-rc=$?
-if [ $rc -ne 0 ] && grep -q 'warn_on_load: deliberate warning' "$out/vm-harness/console.log" &&
+step "verdicts: harness self-test: a WARN at module load fails the run"
+rc=$(cat "$out/rc-harness" 2>/dev/null || echo 0)
+if [ "$rc" -ne 0 ] && grep -q 'warn_on_load: deliberate warning' "$out/vm-harness/console.log" &&
    grep -q '^# vm-harness: kernel splat' "$out/vm-harness.txt"; then
 	record PASS harness-catches-warn
 else

@@ -4,7 +4,7 @@
 #
 #   tests/initramfs.sh <out.cpio> <stage dir> <file>...
 #
-# Each <file> is "src:dst" (dst relative to /luf in the guest).  The main
+# Each <file> is "src:dst" (dst relative to /luf in the guest, or absolute).  The main
 # suites (patched, vanilla) get one "selftest" entry per line of
 # tests/guest/selftests.list and the kmemleak check appended.
 set -euo pipefail
@@ -33,7 +33,8 @@ for l in "$guest"/*.list; do
 done
 for f in "$@"; do
 	src=${f%%:*}
-	dst=$stage/luf/${f#*:}
+	dst=${f#*:}
+	case $dst in /*) dst=$stage$dst ;; *) dst=$stage/luf/$dst ;; esac
 	mkdir -p "$(dirname "$dst")"
 	cp -r "$src" "$dst"
 done

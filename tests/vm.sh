@@ -44,6 +44,21 @@ else
 	fi
 fi
 
+# More scratch disks, found in the guest by serial (tests/guest/lib.sh
+# disk_by_serial): LUF_DISK_XFS, an XFS image (the xfs module's test), and
+# LUF_DISK_SQ, a raw disk on a single virtqueue: with one hardware queue
+# blk-mq completes requests submitted on other CPUs in softirq (BLOCK_SOFTIRQ),
+# the context in which luf's hooks must not flush.
+extra_disks=()
+if [ -n "${LUF_DISK_XFS:-}" ]; then
+	extra_disks+=(-drive "file=$LUF_DISK_XFS,if=none,id=dxfs,format=raw,cache=unsafe"
+		      -device virtio-blk-pci,drive=dxfs,serial=luf-xfs)
+fi
+if [ -n "${LUF_DISK_SQ:-}" ]; then
+	extra_disks+=(-drive "file=$LUF_DISK_SQ,if=none,id=dsq,format=raw,cache=unsafe"
+		      -device virtio-blk-pci,drive=dsq,serial=luf-sq,num-queues=1)
+fi
+
 cmdline="console=ttyS0 luf.suite=$suite panic_on_warn=1 panic=-1 oops=panic"
 cmdline+=" softlockup_panic=1 hung_task_panic=1 ${LUF_CMDLINE:-}"
 
@@ -64,6 +79,7 @@ boot() {
 		-nodefaults -display none -no-reboot \
 		-serial "file:$console" -serial "file:$results" \
 		${LUF_DISK:+-drive file=$LUF_DISK,if=virtio,format=raw,cache=unsafe} \
+		"${extra_disks[@]}" \
 		${LUF_QEMU_EXTRA:-} </dev/null >"$outdir/qemu.log" 2>&1
 }
 

@@ -37,6 +37,16 @@
  *   pageout	madvise(MADV_PAGEOUT): reclaim; file modes on a real
  *		filesystem (-f), whose clean pages need no swap
  *
+ * Timing (write mode):
+ *   -q ms	after each rewrite, write the pages back (so that reclaim can
+ *		drop them) and leave the file alone this long
+ *   -g ms	grace: an old epoch read less than this long after the newer
+ *		one was published counts as "early", not as a violation.
+ *		Without luf a reclaim pass that unmapped a page flushes
+ *		before it ends, so a stale entry may outlive a write that
+ *		raced with the pass, but only until the pass ends; with -q
+ *		and -s pageout, a violation is a stale entry that outlived it.
+ *
  * Output: one line of "key=value" counters; exit status 1 if any violation
  * was seen, 2 on a usage or setup error.
  */
@@ -90,6 +100,7 @@ static uint64_t *warea;			/* the writer's mapping (cow, mprotect) */
 /* Shared with the writer process of mprotect-shared. */
 struct shared {
 	_Atomic uint64_t epoch;		/* published: contents are at least this */
+	_Atomic uint64_t epoch_ns;	/* when it was published (CLOCK_MONOTONIC) */
 	_Atomic int stop;
 	_Atomic int pause;		/* truncate -s pageout: readers hold still */
 	_Atomic int paused;		/* readers holding still */
@@ -97,7 +108,8 @@ struct shared {
 static struct shared *shm;
 static _Atomic long violations, reads, migrated, npasses, moves_failed, hogged;
 static _Atomic uint64_t first_bad, first_bad_expected;
-static _Atomic long sigbus;
+static _Atomic long sigbus, early;
+static long grace_ms, quiet_ms;
 static pid_t child = -1, hog_pid = -1;
 static _Atomic long *hog_rounds;
 static __thread sigjmp_buf reader_jmp;
@@ -105,6 +117,21 @@ static __thread sigjmp_buf reader_jmp;
 static uint64_t sig(long p, long i)
 {
 	return MAGIC ^ ((uint64_t)p << 24) ^ (uint64_t)i;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Contents are at least epoch @e from now on. */
+static void publish(uint64_t e)
+{
+	atomic_store_explicit(&shm->epoch_ns, now_ns(), memory_order_relaxed);
+	atomic_store_explicit(&shm->epoch, e, memory_order_release);
 }
 
 static void fill_page(uint64_t *page, long p, uint64_t ep)
@@ -208,11 +235,18 @@ static void *reader(void *arg)
 			uint64_t e2 = atomic_load_explicit(&shm->epoch, memory_order_acquire);
 
 			if (!acceptable(v, p, i, e1, e2)) {
+				uint64_t age = now_ns() - atomic_load(&shm->epoch_ns);
+
+				if (grace_ms && age < grace_ms * 1000000ULL) {
+					atomic_fetch_add(&early, 1);
+					goto next;
+				}
 				if (atomic_fetch_add(&violations, 1) == 0) {
 					first_bad = v;
 					first_bad_expected = sig(p, i) + e1;
 				}
 			}
+next:
 			i = (i + 1) % n;
 		}
 		atomic_fetch_add_explicit(&reads, npages, memory_order_relaxed);
@@ -347,7 +381,7 @@ static void shared_writer(void)
 			fill_page(area + p * page_size / 8, p, e);
 		if (mprotect(area, len, PROT_READ))
 			die("mprotect");
-		atomic_store_explicit(&shm->epoch, e, memory_order_release);
+		publish(e);
 		sleep_ms(20);
 	}
 	_exit(0);
@@ -368,6 +402,13 @@ static void *writer(void *arg)
 				fill_page(buf, p, e);
 				if (pwrite(fd, buf, page_size, p * page_size) != page_size)
 					die("pwrite");
+			}
+			if (quiet_ms) {
+				if (fdatasync(fd))
+					die("fdatasync");
+				publish(e);
+				sleep_ms(quiet_ms);
+				continue;
 			}
 			break;
 		case M_TRUNCATE:
@@ -397,7 +438,7 @@ static void *writer(void *arg)
 			}
 			if (ftruncate(fd, 0) || ftruncate(fd, npages * page_size))
 				die("ftruncate");
-			atomic_store_explicit(&shm->epoch, e, memory_order_release);
+			publish(e);
 			atomic_store_explicit(&shm->pause, 0, memory_order_release);
 			sleep_ms(20);
 			if (pageout)
@@ -410,7 +451,7 @@ static void *writer(void *arg)
 			}
 			if (fsync(fd))
 				die("fsync");
-			atomic_store_explicit(&shm->epoch, e, memory_order_release);
+			publish(e);
 			sleep_ms(200);
 			continue;
 		case M_MPROTECT:
@@ -440,7 +481,7 @@ static void *writer(void *arg)
 		default:
 			return NULL;
 		}
-		atomic_store_explicit(&shm->epoch, e, memory_order_release);
+		publish(e);
 		sleep_ms(20);
 		if (mode == M_COW)
 			write_protect();
@@ -509,7 +550,7 @@ static void usage(void)
 		"usage: lufstress [-m anon|file|write|truncate|cow|mprotect|mprotect-shared]\n"
 		"                 [-n pages]\n"
 		"                 [-t seconds | -p passes] [-r readers] [-H hog-MiB]\n"
-		"                 [-s migrate|pageout] [-f file]\n");
+		"                 [-s migrate|pageout] [-f file] [-q quiet-ms] [-g grace-ms]\n");
 	exit(2);
 }
 
@@ -520,7 +561,7 @@ int main(int argc, char **argv)
 
 	page_size = sysconf(_SC_PAGESIZE);
 	nreaders = sysconf(_SC_NPROCESSORS_ONLN);
-	while ((c = getopt(argc, argv, "m:n:t:p:r:H:s:f:")) != -1) {
+	while ((c = getopt(argc, argv, "m:n:t:p:r:H:s:f:q:g:")) != -1) {
 		switch (c) {
 		case 'm':
 			for (m = 0; m < NR_MODES && strcmp(optarg, mode_names[m]); m++)
@@ -535,6 +576,8 @@ int main(int argc, char **argv)
 		case 'r': nreaders = atoi(optarg); break;
 		case 'H': hog_mib = atoi(optarg); break;
 		case 'f': path = optarg; break;
+		case 'q': quiet_ms = atol(optarg); break;
+		case 'g': grace_ms = atol(optarg); break;
 		case 's':
 			if (!strcmp(optarg, "pageout"))
 				pageout = 1;
@@ -545,7 +588,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc || npages < 1 || seconds < 1 || nreaders < 1 ||
-	    nreaders > 64 || hog_mib < 0 || passes < 0)
+	    nreaders > 64 || hog_mib < 0 || passes < 0 || quiet_ms < 0 ||
+	    grace_ms < 0)
 		usage();
 
 	shm = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
@@ -592,10 +636,11 @@ int main(int argc, char **argv)
 		waitpid(child, NULL, 0);
 	}
 
-	printf("mode=%s pages=%ld passes=%ld migrated=%ld move_failed=%ld reads=%ld hog_rounds=%ld epoch=%llu sigbus=%ld violations=%ld",
+	printf("mode=%s pages=%ld passes=%ld migrated=%ld move_failed=%ld reads=%ld hog_rounds=%ld epoch=%llu sigbus=%ld early=%ld violations=%ld",
 	       mode_names[mode], npages, (long)npasses, (long)migrated,
 	       (long)moves_failed, (long)reads, (long)hogged,
-	       (unsigned long long)shm->epoch, (long)sigbus, (long)violations);
+	       (unsigned long long)shm->epoch, (long)sigbus, (long)early,
+	       (long)violations);
 	if (violations)
 		printf(" first_bad=%#llx expected=%#llx",
 		       (unsigned long long)first_bad,

@@ -53,6 +53,14 @@ irq_total() {
 	awk -v k="$1:" '$1 == k { s = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i; print s }' /proc/interrupts
 }
 luf_load() { insmod /luf/luf.ko "$@"; }
+# The block device whose virtio serial is $1 (see tests/vm.sh), or nothing.
+disk_by_serial() {
+	local d
+	for d in /sys/block/vd*; do
+		[ "$(cat "$d/serial" 2>/dev/null)" = "$1" ] && { echo "/dev/${d##*/}"; return 0; }
+	done
+	return 1
+}
 luf_unload() { rmmod luf; }
 luf_loaded() { grep -q '^luf ' /proc/modules; }
 # Compact memory again and again (the reuse mutation, see t/mutation).

@@ -13,10 +13,11 @@ tarball=/usr/src/linux-source-6.12.tar.xz
 installed=$(dpkg-query -W -f='${Version}' $pkg 2>/dev/null || true)
 if [ "$installed" != "$pin" ]; then
 	export DEBIAN_FRONTEND=noninteractive
-	if ! apt-cache madison $pkg 2>/dev/null | grep -q "| $pin |"; then
-		$sudo apt-get update -q >&2
-	fi
-	if apt-cache madison $pkg | grep -q "| $pin |"; then
+	# (grep -q would close the pipe early: under pipefail, madison's
+	# SIGPIPE then reads as "not offered".)
+	offered() { apt-cache madison $pkg 2>/dev/null | grep -c "| $pin |" >/dev/null; }
+	offered || $sudo apt-get update -q >&2
+	if offered; then
 		$sudo apt-get install -y -q --no-install-recommends --allow-downgrades \
 			"$pkg=$pin" >&2
 	else
