@@ -103,6 +103,8 @@ int luf_start(void)
 void luf_stop(void)
 {
 	luf_set_enabled(false);
+	/* Debug bits of a debug build must not outlive it. */
+	WRITE_ONCE(luf_core.gens->debug, 0);
 	luf_core.unreg(&luf_ops);
 }
 

@@ -26,6 +26,7 @@ static const char *const luf_stat_names[NR_LUF_STATS] = {
 	[LUF_STAT_FLUSH + LUF_FLUSH_PUT]	= "flush_put",
 	[LUF_STAT_FLUSH + LUF_FLUSH_PARKED]	= "flush_parked",
 	[LUF_STAT_FLUSH + LUF_FLUSH_MPROTECT]	= "flush_mprotect",
+	[LUF_STAT_FLUSH + LUF_FLUSH_CHANGED]	= "flush_changed",
 	[LUF_STAT_FLUSH + LUF_FLUSH_AGE]	= "flush_age",
 	[LUF_STAT_FLUSH + LUF_FLUSH_LIMIT]	= "flush_limit",
 	[LUF_STAT_FLUSH + LUF_FLUSH_DISABLE]	= "flush_disable",
@@ -68,10 +69,7 @@ void luf_debugfs_init(void)
 	luf_debugfs_dir = debugfs_create_dir("luf", NULL);
 	debugfs_create_file("stats", 0444, luf_debugfs_dir, NULL, &stats_fops);
 	debugfs_create_file("state", 0444, luf_debugfs_dir, NULL, &state_fops);
-#ifdef LUF_DEBUG
-	debugfs_create_ulong("debug_skip", 0600, luf_debugfs_dir,
-			     &luf_debug_skip);
-#endif
+	luf_debug_files(luf_debugfs_dir);
 }
 
 void luf_debugfs_exit(void)

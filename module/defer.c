@@ -16,6 +16,7 @@
  */
 
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/lockdep.h>
 #include <linux/mm_types_task.h>
@@ -28,6 +29,8 @@
 unsigned int luf_max_defer_ms = 1000;
 unsigned int luf_max_pages = 65536;
 unsigned long luf_debug_skip;
+unsigned long luf_debug_defer_delay_us;
+unsigned long luf_debug_flush_delay_us;
 
 /*
  * Work added while a flush runs.  The closing of a generation and every
@@ -63,15 +66,20 @@ unsigned long luf_debug_skip;
  * reused before they land), and must not start a second flush of an empty
  * batch and publish it first.  Only one flush is in flight at a time.
  *
- * Contexts.  The core never asks for a flush with interrupts disabled: an
- * IPI cannot be waited for then (allocations park the page instead, I/O
- * completions queue the flush).  Requesters spin rather than sleep, since
- * allocations may not sleep.  A spinning CPU keeps interrupts enabled, so it
- * answers the flusher's IPI; and the flusher runs with preemption and
- * bottom halves disabled, so no requester can be waiting on the same CPU for
- * a flusher it interrupted or preempted.
+ * Contexts.  The core asks for a flush only from task context with
+ * interrupts enabled: an IPI cannot be waited for otherwise (allocations
+ * park the page instead, I/O completions in softirq or hardirq queue the
+ * flush to a worker).  Requesters spin rather than sleep, since allocations
+ * may not sleep.  A spinning CPU keeps interrupts enabled, so it answers the
+ * flusher's IPI; and everything from the check of luf_flushing to its
+ * clearing runs with preemption and bottom halves disabled, so no requester
+ * can be waiting on the same CPU for a flusher it interrupted or preempted.
  */
-static DEFINE_SPINLOCK(luf_lock);
+/*
+ * Raw: taken with preemption and bottom halves disabled (luf_flush()), which
+ * a sleeping lock on PREEMPT_RT may not be.
+ */
+static DEFINE_RAW_SPINLOCK(luf_lock);
 static struct arch_tlbflush_unmap_batch luf_pending;
 static struct arch_tlbflush_unmap_batch luf_flushing_batch;
 static unsigned long luf_open;
@@ -81,6 +89,15 @@ static unsigned int luf_open_pages;
 static bool luf_flushing;
 static bool luf_accepting;
 static unsigned long luf_sources = BIT(LUF_SRC_MIGRATION) | BIT(LUF_SRC_RECLAIM);
+
+#ifdef LUF_DEBUG
+/* Busy-wait @us microseconds (callers may not sleep). */
+static void luf_debug_delay(unsigned long us)
+{
+	mdelay(us / 1000);
+	udelay(us % 1000);
+}
+#endif
 
 static bool luf_after(unsigned long a, unsigned long b)
 {
@@ -98,16 +115,26 @@ static void luf_flush(unsigned long gen, unsigned int why)
 		return;
 #endif
 	lockdep_assert_irqs_enabled();
+	/*
+	 * Bottom halves and preemption are off from before luf_flushing is
+	 * set until it is cleared: nothing can interrupt or preempt the
+	 * flusher on its own CPU and then spin waiting for it, and a spinner
+	 * below is never the flusher's CPU.
+	 */
+	local_bh_disable();
+	preempt_disable();
 retry:
-	spin_lock_irqsave(&luf_lock, flags);
+	raw_spin_lock_irqsave(&luf_lock, flags);
 	if (!luf_after(gen, gens->flushed) || (!luf_open_used && !luf_flushing)) {
 		/* Done meanwhile, or a tag that was never handed out. */
-		spin_unlock_irqrestore(&luf_lock, flags);
+		raw_spin_unlock_irqrestore(&luf_lock, flags);
+		preempt_enable();
+		local_bh_enable();
 		luf_stat_add(LUF_STAT_FLUSH_NOOP, 1);
 		return;
 	}
 	if (luf_flushing) {
-		spin_unlock_irqrestore(&luf_lock, flags);
+		raw_spin_unlock_irqrestore(&luf_lock, flags);
 		while (READ_ONCE(luf_flushing))
 			cpu_relax();
 		goto retry;
@@ -119,19 +146,23 @@ retry:
 	luf_open_used = false;
 	luf_open_pages = 0;
 	WRITE_ONCE(luf_flushing, true);
-	spin_unlock_irqrestore(&luf_lock, flags);
+	raw_spin_unlock_irqrestore(&luf_lock, flags);
+#ifdef LUF_DEBUG
+	/* Widens the flusher's window, for the tests. */
+	luf_debug_delay(READ_ONCE(luf_debug_flush_delay_us));
+#endif
 
-	local_bh_disable();
 	nr_ipis = cpumask_weight(&luf_flushing_batch.cpumask);
 	if (cpumask_test_cpu(smp_processor_id(), &luf_flushing_batch.cpumask))
 		nr_ipis--;
 	luf_core.flush_batch(&luf_flushing_batch);
 
-	spin_lock_irqsave(&luf_lock, flags);
+	raw_spin_lock_irqsave(&luf_lock, flags);
 	/* Pairs with smp_load_acquire() in the core's luf_tag_pending(). */
 	smp_store_release(&gens->flushed, target);
 	WRITE_ONCE(luf_flushing, false);
-	spin_unlock_irqrestore(&luf_lock, flags);
+	raw_spin_unlock_irqrestore(&luf_lock, flags);
+	preempt_enable();
 	local_bh_enable();
 
 	luf_stat_add(LUF_STAT_FLUSH + why, 1);
@@ -163,10 +194,10 @@ static unsigned long luf_defer(struct arch_tlbflush_unmap_batch *batch,
 			       unsigned long sources, unsigned int nr_folios)
 {
 	unsigned long flags, gen = 0;
-	bool first = false, over = false;
+	bool first = false, over;
 
 	luf_stat_add(LUF_STAT_OFFERED, 1);
-	spin_lock_irqsave(&luf_lock, flags);
+	raw_spin_lock_irqsave(&luf_lock, flags);
 	if (luf_accepting && !(sources & ~luf_sources)) {
 		cpumask_or(&luf_pending.cpumask, &luf_pending.cpumask,
 			   &batch->cpumask);
@@ -179,8 +210,28 @@ static unsigned long luf_defer(struct arch_tlbflush_unmap_batch *batch,
 		over = luf_open_pages >= READ_ONCE(luf_max_pages);
 		gen = luf_open;
 		WRITE_ONCE(luf_core.gens->deferred, gen);
+		/*
+		 * Queued under luf_lock, while luf_accepting is seen true:
+		 * luf_defer_stop() clears it under the same lock before it
+		 * cancels the work, so no deferral can queue the work after
+		 * the cancel, into the memory of a module being unloaded.
+		 * A pending timer set for an older generation only fires
+		 * earlier.  The high-priority pool: the window should not
+		 * also wait behind whatever normal work the busy CPUs have
+		 * queued.
+		 */
+		if (first)
+			queue_delayed_work(system_highpri_wq, &luf_age_work,
+					   msecs_to_jiffies(READ_ONCE(luf_max_defer_ms)));
+		if (over)
+			queue_work(system_highpri_wq, &luf_limit_work);
 	}
-	spin_unlock_irqrestore(&luf_lock, flags);
+	raw_spin_unlock_irqrestore(&luf_lock, flags);
+#ifdef LUF_DEBUG
+	/* Widens the window between taking the deferral and queueing work. */
+	if (gen)
+		luf_debug_delay(READ_ONCE(luf_debug_defer_delay_us));
+#endif
 
 	if (!gen) {
 		luf_stat_add(LUF_STAT_DECLINED, 1);
@@ -188,16 +239,6 @@ static unsigned long luf_defer(struct arch_tlbflush_unmap_batch *batch,
 	}
 	luf_stat_add(LUF_STAT_DEFERRED, 1);
 	luf_stat_add(LUF_STAT_PAGES_TAGGED, nr_folios);
-	/*
-	 * A pending timer set for an older generation only fires earlier.
-	 * The high-priority pool: the window should not also wait behind
-	 * whatever normal work the busy CPUs have queued.
-	 */
-	if (first)
-		queue_delayed_work(system_highpri_wq, &luf_age_work,
-				   msecs_to_jiffies(READ_ONCE(luf_max_defer_ms)));
-	if (over)
-		queue_work(system_highpri_wq, &luf_limit_work);
 	return gen;
 }
 
@@ -252,10 +293,10 @@ void luf_set_sources(unsigned long sources)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&luf_lock, flags);
+	raw_spin_lock_irqsave(&luf_lock, flags);
 	luf_sources = sources;
 	luf_publish_sources();
-	spin_unlock_irqrestore(&luf_lock, flags);
+	raw_spin_unlock_irqrestore(&luf_lock, flags);
 }
 
 unsigned long luf_get_sources(void)
@@ -278,10 +319,10 @@ void luf_defer_start(void)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&luf_lock, flags);
+	raw_spin_lock_irqsave(&luf_lock, flags);
 	luf_accepting = true;
 	luf_publish_sources();
-	spin_unlock_irqrestore(&luf_lock, flags);
+	raw_spin_unlock_irqrestore(&luf_lock, flags);
 }
 
 /*
@@ -294,10 +335,10 @@ void luf_defer_stop(void)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&luf_lock, flags);
+	raw_spin_lock_irqsave(&luf_lock, flags);
 	luf_accepting = false;
 	luf_publish_sources();
-	spin_unlock_irqrestore(&luf_lock, flags);
+	raw_spin_unlock_irqrestore(&luf_lock, flags);
 
 	luf_flush_everything(LUF_FLUSH_DISABLE);
 	cancel_delayed_work_sync(&luf_age_work);
@@ -313,7 +354,7 @@ void luf_show_state(struct seq_file *m)
 
 	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL))
 		return;
-	spin_lock_irqsave(&luf_lock, flags);
+	raw_spin_lock_irqsave(&luf_lock, flags);
 	cpumask_copy(cpus, &luf_pending.cpumask);
 	used = luf_open_used;
 	since = luf_open_since;
@@ -321,7 +362,7 @@ void luf_show_state(struct seq_file *m)
 	flushing = luf_flushing;
 	seq_printf(m, "gen_flushed %lu\ngen_deferred %lu\ngen_open %lu\n",
 		   gens->flushed, gens->deferred, luf_open);
-	spin_unlock_irqrestore(&luf_lock, flags);
+	raw_spin_unlock_irqrestore(&luf_lock, flags);
 
 	seq_printf(m, "flushing %d\n", flushing);
 	if (cpumask_empty(cpus))

@@ -35,7 +35,9 @@
  *		  refused_kept		... unmapped but kept by reclaim
  *		  flush_<reason>	flushes done, by what asked: alloc, write,
  *					file_write, truncate, put, parked,
- *					mprotect (core triggers), age, limit,
+ *					mprotect, changed (core triggers; changed:
+ *					a content change overlapped the unmap of
+ *					the batch being offered), age, limit,
  *					disable (module)
  *		  flush_mm		flushes of one mm's batched unmaps (a
  *					private mapping became writable)
@@ -51,10 +53,29 @@
  *
  *   debug_skip	bitmask of flush reasons (bit n: the n-th flush_<reason>
  *		above: 0 alloc, 1 write, 2 file_write, 3 truncate, 4 put,
- *		5 parked, 6 mprotect, 7 age, 8 limit, 9 disable) whose flush
- *		requests are ignored; bit 1 also skips flush_mm.  Breaks luf
- *		on purpose, so that tests can show they catch stale TLB
- *		entries.
+ *		5 parked, 6 mprotect, 7 changed, 8 age, 9 limit, 10 disable)
+ *		whose flush requests are ignored; bit 1 also skips flush_mm.
+ *		Breaks luf on purpose, so that tests can show they catch
+ *		stale TLB entries.
+ *   debug_core	the core's LUF_DEBUG_* bits (include/linux/luf.h), honoured
+ *		by CONFIG_DEBUG_VM kernels: 1 admit dirty PTEs while a
+ *		write-protection of their mm is unflushed (fork), 2 defer a
+ *		batch that a content change overlapped, 4 wait 20 ms between
+ *		unmap and offer.  Cleared at unload.
+ *   debug_flush_delay_us
+ *		busy-wait this long in the flusher's window (luf_flushing
+ *		set, batch not yet flushed).
+ *   debug_defer_delay_us
+ *		busy-wait this long in a deferral between taking it and
+ *		queueing the age and limit work (the unload race test).
+ *   debug_pfn	write a pfn, read "pfn P buddy B order O tag T pending P"
+ *		for its struct page (the allocator's tag tests).
+ *   debug_split_candidates
+ *		free blocks of order >= 1 with a pending tag: "pfn order tag
+ *		second" lines (second: the second page's tag field).
+ *   debug_set_tag
+ *		write "pfn value": set the tag field of a page inside a free
+ *		block that does not head it (the split test).
  */
 #ifndef _LUF_MODULE_H
 #define _LUF_MODULE_H
@@ -63,6 +84,7 @@
 #include <linux/percpu.h>
 #include <linux/types.h>
 
+struct dentry;
 struct mm_struct;
 struct seq_file;
 
@@ -123,6 +145,8 @@ static inline void luf_stat_add(enum luf_stat_item item, u64 n)
 extern unsigned int luf_max_defer_ms;
 extern unsigned int luf_max_pages;
 extern unsigned long luf_debug_skip;
+extern unsigned long luf_debug_defer_delay_us;
+extern unsigned long luf_debug_flush_delay_us;
 
 /* The deferred batch (defer.c). */
 extern const struct luf_ops luf_ops;
@@ -137,5 +161,12 @@ int luf_sysfs_init(void);
 void luf_sysfs_exit(void);
 void luf_debugfs_init(void);
 void luf_debugfs_exit(void);
+#ifdef LUF_DEBUG
+void luf_debug_files(struct dentry *dir);
+#else
+static inline void luf_debug_files(struct dentry *dir)
+{
+}
+#endif
 
 #endif /* _LUF_MODULE_H */

@@ -16,13 +16,21 @@
  *
  *   fork	fork() in a loop: copy_present_pte() write-protects the
  *		parent's PTEs and the parent's TLBs are flushed only at the
- *		end of dup_mmap().  The region is large so that the window
- *		(all of copy_page_range()) is long.
+ *		end of dup_mmap().  The hot set is at the start of a large
+ *		region, so that the window (the rest of copy_page_range(),
+ *		over the cold part) is long; the cold part lives on node 1,
+ *		out of node 0's way.  Rare to catch: move_pages() isolates
+ *		pages under the mmap lock, which the fork holds for
+ *		writing, so only a batch isolated before the fork can be
+ *		unmapped during it.
  *   mprotect	mprotect(PROT_READ) and back over the hot set; writers that
  *		hit the read-only window take SIGSEGV and retry.
- *   uffd-wp	UFFDIO_WRITEPROTECT on and off over the hot set (registered
- *		in write-protect mode); writers that hit it block until it is
- *		lifted.
+ *   uffd-wp	UFFDIO_WRITEPROTECT on and off over the whole region
+ *		(registered in write-protect mode); writers that hit it block
+ *		until it is lifted.  It takes the mmap lock for reading, so
+ *		migration runs during the whole window (the rest of the
+ *		region after the hot set): the mode that catches a core that
+ *		admits dirty PTEs under a pending write-protection.
  *   none	nothing: migration alone (the writers' entries are writable,
  *		luf never defers them).
  *
@@ -62,15 +70,17 @@ static const char *const mode_names[NR_MODES] = {
 
 static enum mode mode = M_FORK;
 static int seconds = 20;
-static long region_mb = 64;
+static long region_mb = 256;
 static long hot_pages = 1024;
 static long chunk = 64;
 static int nwriters = 2;
 static int wait_ms = 1500;
 
+#define MPOL_BIND_MODE	2	/* MPOL_BIND, <linux/mempolicy.h> */
+
 static long page_size;
 static char *region;
-static void **hot;		/* the hot set: every (region / hot)-th page */
+static void **hot;		/* the hot set: the first pages of the region */
 static atomic_int stop;
 static atomic_long lost, visits, forks, wprotects, wp_faults;
 
@@ -281,8 +291,8 @@ int main(int argc, char **argv)
 {
 	struct writer w[8];
 	pthread_t wp_thread, drain_thread;
-	int fd[2], opt, i, ncpus;
-	long region_pages, stride, moved = 0, migrated;
+	int fd[2], opt, i, ncpus, mig_cpu;
+	long region_pages, moved = 0, migrated;
 	pid_t mig;
 
 	while ((opt = getopt(argc, argv, "m:t:r:n:c:W:w:")) != -1) {
@@ -326,11 +336,18 @@ int main(int argc, char **argv)
 	}
 	/* Small pages only: large folios are not what this looks at. */
 	madvise(region, region_pages * page_size, MADV_NOHUGEPAGE);
+	if (region_pages > hot_pages) {
+		unsigned long node1 = 1UL << 1;
+
+		/* Best effort: without node 1 the cold part stays local. */
+		syscall(SYS_mbind, region + hot_pages * page_size,
+			(region_pages - hot_pages) * page_size, MPOL_BIND_MODE,
+			&node1, 8 * sizeof(node1), 0);
+	}
 	memset(region, 0, region_pages * page_size);
 	hot = calloc(hot_pages, sizeof(*hot));
-	stride = region_pages / hot_pages;
 	for (i = 0; i < hot_pages; i++)
-		hot[i] = region + i * stride * page_size;
+		hot[i] = region + i * page_size;
 
 	if (mode == M_UFFD_WP && uffd_setup())
 		return 4;
@@ -341,7 +358,8 @@ int main(int argc, char **argv)
 		sigaction(SIGSEGV, &sa, NULL);
 	}
 
-	/* CPU 0 migrates, the writers and the write-protector share the rest. */
+	/* CPU 0 migrates, the write-protector has the last, writers between. */
+	mig_cpu = 0;
 	if (pipe(fd)) {
 		perror("luflost: pipe");
 		return 2;
@@ -353,12 +371,12 @@ int main(int argc, char **argv)
 	}
 	if (mig == 0) {
 		close(fd[0]);
-		migrator(getppid(), fd[1], 0);
+		migrator(getppid(), fd[1], mig_cpu);
 	}
 	close(fd[1]);
 
 	for (i = 0; i < nwriters; i++) {
-		w[i].cpu = 1 + i % (ncpus - 1);
+		w[i].cpu = 1 + i % (ncpus - 2);
 		w[i].first = hot_pages * i / nwriters;
 		w[i].n = hot_pages * (i + 1) / nwriters - w[i].first;
 		w[i].expect = calloc(hot_pages, sizeof(uint64_t));

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Debug build only (LUF_DEBUG): inspection of free pages' tags, for the
+ * tests of the allocator's tag handling.  Reads struct page fields of free
+ * pages without the zone lock: good enough for a test that re-checks what it
+ * finds, never for anything else.
+ */
+
+#include <linux/debugfs.h>
+#include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/seq_file.h>
+
+#include "luf.h"
+
+static unsigned long luf_debug_pfn;
+
+static bool luf_debug_pending(unsigned long tag)
+{
+	return (long)(tag - READ_ONCE(luf_core.gens->flushed)) > 0;
+}
+
+/* "buddy <0|1> order <n> tag <t> pending <0|1>" for the pfn written. */
+static int pfn_show(struct seq_file *m, void *v)
+{
+	unsigned long pfn = READ_ONCE(luf_debug_pfn);
+	struct page *page;
+
+	if (!pfn_valid(pfn))
+		return -EINVAL;
+	page = pfn_to_page(pfn);
+	seq_printf(m, "pfn %lu buddy %d order %lu tag %lu pending %d\n", pfn,
+		   PageBuddy(page), PageBuddy(page) ? page_private(page) : 0,
+		   page->luf_tag, luf_debug_pending(page->luf_tag));
+	return 0;
+}
+
+static int pfn_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, pfn_show, NULL);
+}
+
+static ssize_t pfn_write(struct file *file, const char __user *ubuf,
+			 size_t len, loff_t *ppos)
+{
+	unsigned long pfn;
+	int err = kstrtoul_from_user(ubuf, len, 0, &pfn);
+
+	if (err)
+		return err;
+	if (!pfn_valid(pfn))
+		return -EINVAL;
+	WRITE_ONCE(luf_debug_pfn, pfn);
+	return len;
+}
+
+static const struct file_operations pfn_fops = {
+	.open		= pfn_open,
+	.read		= seq_read,
+	.write		= pfn_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+/*
+ * Free blocks of order >= 1 whose tag is pending: "pfn order tag second"
+ * lines (second: what the block's second page holds in the same field, a
+ * leftover from when it headed a block of its own), up to 16.  Splitting
+ * such a block must give every piece the head's tag; taking the second page
+ * off (soft offline) is where a split that copies from the wrong page shows.
+ */
+static int split_candidates_show(struct seq_file *m, void *v)
+{
+	int nid, found = 0;
+
+	for_each_online_node(nid) {
+		unsigned long pfn = node_start_pfn(nid);
+		unsigned long end = node_end_pfn(nid);
+
+		while (pfn < end && found < 16) {
+			struct page *page = pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
+			unsigned long order;
+
+			if (!page || !PageBuddy(page)) {
+				pfn++;
+				continue;
+			}
+			order = page_private(page);
+			if (order >= 1 && order < MAX_PAGE_ORDER &&
+			    luf_debug_pending(page->luf_tag)) {
+				seq_printf(m, "%lu %lu %lu %lu\n", pfn, order,
+					   page->luf_tag, page[1].luf_tag);
+				found++;
+			}
+			pfn += 1UL << min(order, (unsigned long)MAX_PAGE_ORDER);
+		}
+		cond_resched();
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(split_candidates);
+
+/*
+ * "pfn value": store @value in the tag field of page @pfn, which must lie
+ * inside a free block without heading it (the field is unused there, and
+ * holds whatever the page had when it last headed a block).  Lets a test
+ * give the second page of a block a leftover that differs from the block's
+ * tag, as merges leave behind.
+ */
+static ssize_t set_tag_write(struct file *file, const char __user *ubuf,
+			     size_t len, loff_t *ppos)
+{
+	unsigned long pfn, value;
+	struct page *page;
+	char buf[64];
+
+	if (len >= sizeof(buf) || copy_from_user(buf, ubuf, len))
+		return -EINVAL;
+	buf[len] = 0;
+	if (sscanf(buf, "%lu %lu", &pfn, &value) != 2 || !pfn_valid(pfn))
+		return -EINVAL;
+	page = pfn_to_page(pfn);
+	if (PageBuddy(page) || page_count(page))
+		return -EBUSY;
+	page->luf_tag = value;
+	return len;
+}
+
+static const struct file_operations set_tag_fops = {
+	.write		= set_tag_write,
+	.llseek		= noop_llseek,
+};
+
+static int debug_core_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(luf_core.gens->debug);
+	return 0;
+}
+
+static int debug_core_set(void *data, u64 val)
+{
+	WRITE_ONCE(luf_core.gens->debug, val);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(debug_core_fops, debug_core_get, debug_core_set,
+			 "%llu\n");
+
+void luf_debug_files(struct dentry *dir)
+{
+	debugfs_create_ulong("debug_skip", 0600, dir, &luf_debug_skip);
+	debugfs_create_ulong("debug_defer_delay_us", 0600, dir,
+			     &luf_debug_defer_delay_us);
+	debugfs_create_ulong("debug_flush_delay_us", 0600, dir,
+			     &luf_debug_flush_delay_us);
+	debugfs_create_file_unsafe("debug_core", 0600, dir, NULL,
+				   &debug_core_fops);
+	debugfs_create_file("debug_pfn", 0600, dir, NULL, &pfn_fops);
+	debugfs_create_file("debug_split_candidates", 0400, dir, NULL,
+			    &split_candidates_fops);
+	debugfs_create_file("debug_set_tag", 0200, dir, NULL, &set_tag_fops);
+}
