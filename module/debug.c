@@ -6,6 +6,7 @@
  * finds, never for anything else.
  */
 
+#include <linux/completion.h>
 #include <linux/debugfs.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
@@ -145,6 +146,56 @@ static int debug_core_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(debug_core_fops, debug_core_get, debug_core_set,
 			 "%llu\n");
 
+/*
+ * Call the content-change hook from a timer, i.e. in softirq, as an I/O
+ * completion would (kiocb_end_write() from a block layer softirq): it must
+ * queue its flush, never wait for IPIs there.  Writing N does it N times,
+ * 10 ms apart, and returns when the last one ran.
+ */
+struct luf_debug_softirq {
+	struct timer_list timer;
+	struct completion done;
+	unsigned long left;
+};
+
+static void luf_debug_softirq_fn(struct timer_list *t)
+{
+	struct luf_debug_softirq *s = from_timer(s, t, timer);
+
+	luf_contents_changed(LUF_FLUSH_FILE_WRITE);
+	if (--s->left)
+		mod_timer(&s->timer, jiffies + msecs_to_jiffies(10));
+	else
+		complete(&s->done);
+}
+
+static ssize_t softirq_change_write(struct file *file,
+				    const char __user *ubuf, size_t len,
+				    loff_t *ppos)
+{
+	struct luf_debug_softirq s;
+	unsigned long n;
+	int err = kstrtoul_from_user(ubuf, len, 0, &n);
+
+	if (err)
+		return err;
+	if (!n || n > 10000)
+		return -EINVAL;
+	s.left = n;
+	init_completion(&s.done);
+	timer_setup_on_stack(&s.timer, luf_debug_softirq_fn, 0);
+	mod_timer(&s.timer, jiffies + 1);
+	wait_for_completion(&s.done);
+	del_timer_sync(&s.timer);
+	destroy_timer_on_stack(&s.timer);
+	return len;
+}
+
+static const struct file_operations softirq_change_fops = {
+	.write		= softirq_change_write,
+	.llseek		= noop_llseek,
+};
+
 void luf_debug_files(struct dentry *dir)
 {
 	debugfs_create_ulong("debug_skip", 0600, dir, &luf_debug_skip);
@@ -158,4 +209,6 @@ void luf_debug_files(struct dentry *dir)
 	debugfs_create_file("debug_split_candidates", 0400, dir, NULL,
 			    &split_candidates_fops);
 	debugfs_create_file("debug_set_tag", 0200, dir, NULL, &set_tag_fops);
+	debugfs_create_file("debug_softirq_change", 0200, dir, NULL,
+			    &softirq_change_fops);
 }

@@ -61,7 +61,8 @@
  *		by CONFIG_DEBUG_VM kernels: 1 admit dirty PTEs while a
  *		write-protection of their mm is unflushed (fork), 2 defer a
  *		batch that a content change overlapped, 4 wait 20 ms between
- *		unmap and offer.  Cleared at unload.
+ *		unmap and offer, 8 wait 20 ms between an mprotect-style
+ *		write-protection and its flush.  Cleared at unload.
  *   debug_flush_delay_us
  *		busy-wait this long in the flusher's window (luf_flushing
  *		set, batch not yet flushed).
@@ -76,6 +77,9 @@
  *   debug_set_tag
  *		write "pfn value": set the tag field of a page inside a free
  *		block that does not head it (the split test).
+ *   debug_softirq_change
+ *		write N: call luf_contents_changed() N times from a timer
+ *		(softirq), 10 ms apart, as an I/O completion would.
  */
 #ifndef _LUF_MODULE_H
 #define _LUF_MODULE_H

@@ -9,7 +9,7 @@
 # TCG by default (nested KVM hangs on the machines this was written on; see
 # below for why single-threaded); LUF_KVM=1 uses KVM on a host where it
 # works.  LUF_DISK=<image> attaches a
-# raw disk as virtio-blk (the guest mounts an ext4 one on /mnt).
+# raw disk as virtio-blk, serial luf-ext4 (the guest mounts it on /mnt).
 #
 # Writes <outdir>/console.log (ttyS0) and <outdir>/results.log (ttyS1) and
 # prints the verdict lines (harness notes start with '#').
@@ -78,7 +78,8 @@ boot() {
 		-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
 		-nodefaults -display none -no-reboot \
 		-serial "file:$console" -serial "file:$results" \
-		${LUF_DISK:+-drive file=$LUF_DISK,if=virtio,format=raw,cache=unsafe} \
+		${LUF_DISK:+-drive file=$LUF_DISK,if=none,id=dext4,format=raw,cache=unsafe} \
+		${LUF_DISK:+-device virtio-blk-pci,drive=dext4,serial=luf-ext4} \
 		"${extra_disks[@]}" \
 		${LUF_QEMU_EXTRA:-} </dev/null >"$outdir/qemu.log" 2>&1
 }

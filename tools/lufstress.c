@@ -39,7 +39,9 @@
  *
  * Timing (write mode):
  *   -q ms	after each rewrite, write the pages back (so that reclaim can
- *		drop them) and leave the file alone this long
+ *		drop them) and leave the file alone this long; reclaim
+ *		(-s pageout) pauses meanwhile too, since each MADV_PAGEOUT
+ *		pass flushes the young PTEs it ages, stale ones included
  *   -g ms	grace: an old epoch read less than this long after the newer
  *		one was published counts as "early", not as a violation.
  *		Without luf a reclaim pass that unmapped a page flushes
@@ -104,6 +106,7 @@ struct shared {
 	_Atomic int stop;
 	_Atomic int pause;		/* truncate -s pageout: readers hold still */
 	_Atomic int paused;		/* readers holding still */
+	_Atomic int quiet;		/* write -q: reclaim pauses */
 };
 static struct shared *shm;
 static _Atomic long violations, reads, migrated, npasses, moves_failed, hogged;
@@ -276,6 +279,8 @@ static void pageouter(void)
 	for (pass = 0; !atomic_load(&shm->stop); pass++) {
 		int rc;
 
+		while (atomic_load(&shm->quiet) && !atomic_load(&shm->stop))
+			sleep_ms(1);
 		pthread_mutex_lock(&pageout_lock);
 		rc = madvise(area, npages * page_size, MADV_PAGEOUT);
 		pthread_mutex_unlock(&pageout_lock);
@@ -407,7 +412,10 @@ static void *writer(void *arg)
 				if (fdatasync(fd))
 					die("fdatasync");
 				publish(e);
+				atomic_store(&shm->quiet, 1);
 				sleep_ms(quiet_ms);
+				atomic_store(&shm->quiet, 0);
+				sleep_ms(100);
 				continue;
 			}
 			break;

@@ -4,9 +4,11 @@
  *
  *   aiowrite <file> <seconds> [MiB]
  *
- * The file is first written to its full size with synchronous O_DIRECT
- * writes (extending writes are synchronous anyway), so that the async ones
- * overwrite allocated blocks and, on filesystems that use fs/direct-io.c
+ * The file is first written to its full size (vfat turns extending O_DIRECT
+ * writes into buffered ones), written back and dropped from the page cache,
+ * so that the async writes overwrite allocated blocks of a file with no
+ * cached pages (fs/direct-io.c defers the completion to a worker otherwise)
+ * and, on filesystems that use fs/direct-io.c
  * (vfat, exfat), complete from the block layer's completion context:
  * aio_complete_rw() -> kiocb_end_write() -> luf's content-change hook, in
  * softirq or hardirq.  Prints the number of completed writes; exit 1 on any
@@ -52,6 +54,10 @@ int main(int argc, char **argv)
 			perror("aiowrite: pwrite");
 			return 1;
 		}
+	if (fsync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)) {
+		perror("aiowrite: fsync/fadvise");
+		return 1;
+	}
 	if (syscall(SYS_io_setup, DEPTH, &ctx)) {
 		perror("aiowrite: io_setup");
 		return 2;
