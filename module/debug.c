@@ -63,75 +63,6 @@ static const struct file_operations pfn_fops = {
 	.release	= single_release,
 };
 
-/*
- * Free blocks of order >= 1 whose tag is pending: "pfn order tag second"
- * lines (second: what the block's second page holds in the same field, a
- * leftover from when it headed a block of its own), up to 16.  Splitting
- * such a block must give every piece the head's tag; taking the second page
- * off (soft offline) is where a split that copies from the wrong page shows.
- */
-static int split_candidates_show(struct seq_file *m, void *v)
-{
-	int nid, found = 0;
-
-	for_each_online_node(nid) {
-		unsigned long pfn = node_start_pfn(nid);
-		unsigned long end = node_end_pfn(nid);
-
-		while (pfn < end && found < 16) {
-			struct page *page = pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
-			unsigned long order;
-
-			if (!page || !PageBuddy(page)) {
-				pfn++;
-				continue;
-			}
-			order = page_private(page);
-			if (order >= 1 && order < MAX_PAGE_ORDER &&
-			    luf_debug_pending(page->luf_tag)) {
-				seq_printf(m, "%lu %lu %lu %lu\n", pfn, order,
-					   page->luf_tag, page[1].luf_tag);
-				found++;
-			}
-			pfn += 1UL << min(order, (unsigned long)MAX_PAGE_ORDER);
-		}
-		cond_resched();
-	}
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(split_candidates);
-
-/*
- * "pfn value": store @value in the tag field of page @pfn, which must lie
- * inside a free block without heading it (the field is unused there, and
- * holds whatever the page had when it last headed a block).  Lets a test
- * give the second page of a block a leftover that differs from the block's
- * tag, as merges leave behind.
- */
-static ssize_t set_tag_write(struct file *file, const char __user *ubuf,
-			     size_t len, loff_t *ppos)
-{
-	unsigned long pfn, value;
-	struct page *page;
-	char buf[64];
-
-	if (len >= sizeof(buf) || copy_from_user(buf, ubuf, len))
-		return -EINVAL;
-	buf[len] = 0;
-	if (sscanf(buf, "%lu %lu", &pfn, &value) != 2 || !pfn_valid(pfn))
-		return -EINVAL;
-	page = pfn_to_page(pfn);
-	if (PageBuddy(page) || page_count(page))
-		return -EBUSY;
-	page->luf_tag = value;
-	return len;
-}
-
-static const struct file_operations set_tag_fops = {
-	.write		= set_tag_write,
-	.llseek		= noop_llseek,
-};
-
 static int debug_core_get(void *data, u64 *val)
 {
 	*val = READ_ONCE(luf_core.gens->debug);
@@ -196,6 +127,54 @@ static const struct file_operations softirq_change_fops = {
 	.llseek		= noop_llseek,
 };
 
+/*
+ * Split a free block the way memory failure does, and look at the piece
+ * left at its head.  Finds the first free block of order >= 1 with a
+ * pending tag, stores 1 (long flushed) in its second page's tag field (a
+ * leftover, as merges leave behind: unused while that page is inside the
+ * block), and poisons that second page with memory_failure(), which takes
+ * it off the free lists with take_page_off_buddy(): the block is broken
+ * down to it, and the head becomes a free order-0 piece that must still
+ * carry the block's tag.  Reads back "pfn P order O tag T piece_tag X
+ * piece_free F" (X is meaningful only while F is 1: a piece that was
+ * allocated meanwhile holds other data), or "none".  The poisoned page is
+ * lost to the system: debug kernels only.
+ */
+static int split_check_show(struct seq_file *m, void *v)
+{
+	int nid, err;
+
+	for_each_online_node(nid) {
+		unsigned long pfn = node_start_pfn(nid);
+		unsigned long end = node_end_pfn(nid);
+
+		for (; pfn < end; pfn++) {
+			struct page *page = pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
+			unsigned long order, tag;
+
+			if (!page || !PageBuddy(page))
+				continue;
+			order = page_private(page);
+			tag = page->luf_tag;
+			if (order < 1 || order >= MAX_PAGE_ORDER ||
+			    !luf_debug_pending(tag)) {
+				pfn += (1UL << min_t(unsigned long, order, MAX_PAGE_ORDER)) - 1;
+				continue;
+			}
+			page[1].luf_tag = 1;
+			err = memory_failure(pfn + 1, 0);
+			seq_printf(m, "pfn %lu order %lu tag %lu piece_tag %lu piece_free %d err %d\n",
+				   pfn, order, tag, page->luf_tag,
+				   PageBuddy(page) && !page_private(page), err);
+			return 0;
+		}
+		cond_resched();
+	}
+	seq_puts(m, "none\n");
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(split_check);
+
 void luf_debug_files(struct dentry *dir)
 {
 	debugfs_create_ulong("debug_skip", 0600, dir, &luf_debug_skip);
@@ -206,9 +185,8 @@ void luf_debug_files(struct dentry *dir)
 	debugfs_create_file_unsafe("debug_core", 0600, dir, NULL,
 				   &debug_core_fops);
 	debugfs_create_file("debug_pfn", 0600, dir, NULL, &pfn_fops);
-	debugfs_create_file("debug_split_candidates", 0400, dir, NULL,
-			    &split_candidates_fops);
-	debugfs_create_file("debug_set_tag", 0200, dir, NULL, &set_tag_fops);
 	debugfs_create_file("debug_softirq_change", 0200, dir, NULL,
 			    &softirq_change_fops);
+	debugfs_create_file("debug_split_check", 0400, dir, NULL,
+			    &split_check_fops);
 }

@@ -71,12 +71,11 @@
  *		queueing the age and limit work (the unload race test).
  *   debug_pfn	write a pfn, read "pfn P buddy B order O tag T pending P"
  *		for its struct page (the allocator's tag tests).
- *   debug_split_candidates
- *		free blocks of order >= 1 with a pending tag: "pfn order tag
- *		second" lines (second: the second page's tag field).
- *   debug_set_tag
- *		write "pfn value": set the tag field of a page inside a free
- *		block that does not head it (the split test).
+ *   debug_split_check
+ *		read: split the first free block of order >= 1 with a
+ *		pending tag through memory_failure() of its second page and
+ *		report the tag its head piece kept (the split test; loses
+ *		the page).
  *   debug_softirq_change
  *		write N: call luf_contents_changed() N times from a timer
  *		(softirq), 10 ms apart, as an I/O completion would.

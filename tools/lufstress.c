@@ -38,10 +38,12 @@
  *		filesystem (-f), whose clean pages need no swap
  *
  * Timing (write mode):
- *   -q ms	after each rewrite, write the pages back (so that reclaim can
- *		drop them) and leave the file alone this long; reclaim
- *		(-s pageout) pauses meanwhile too, since each MADV_PAGEOUT
- *		pass flushes the young PTEs it ages, stale ones included
+ *   -q ms	rewrite the file in one pwrite(2) (one end-of-write hook),
+ *		publish, then leave it alone this long, reclaim (-s pageout)
+ *		paused too: each MADV_PAGEOUT pass flushes the young PTEs it
+ *		ages, stale ones included.  Only then write the pages back
+ *		(writeback's mkclean flushes their addresses too), so that
+ *		reclaim can drop them again.
  *   -g ms	grace: an old epoch read less than this long after the newer
  *		one was published counts as "early", not as a violation.
  *		Without luf a reclaim pass that unmapped a page flushes
@@ -395,7 +397,7 @@ static void shared_writer(void)
 /* Rewrite all pages with epoch e + 1 through the writer's path, publish. */
 static void *writer(void *arg)
 {
-	uint64_t *buf = malloc(page_size);
+	uint64_t *buf = malloc(page_size * (quiet_ms ? npages : 1));
 	long p;
 
 	while (!atomic_load(&shm->stop)) {
@@ -403,20 +405,25 @@ static void *writer(void *arg)
 
 		switch (mode) {
 		case M_WRITE:
+			if (quiet_ms) {
+				for (p = 0; p < npages; p++)
+					fill_page(buf + p * page_size / 8, p, e);
+				if (pwrite(fd, buf, npages * page_size, 0) !=
+				    npages * page_size)
+					die("pwrite");
+				publish(e);
+				atomic_store(&shm->quiet, 1);
+				sleep_ms(quiet_ms);
+				if (fdatasync(fd))
+					die("fdatasync");
+				atomic_store(&shm->quiet, 0);
+				sleep_ms(100);
+				continue;
+			}
 			for (p = 0; p < npages; p++) {
 				fill_page(buf, p, e);
 				if (pwrite(fd, buf, page_size, p * page_size) != page_size)
 					die("pwrite");
-			}
-			if (quiet_ms) {
-				if (fdatasync(fd))
-					die("fdatasync");
-				publish(e);
-				atomic_store(&shm->quiet, 1);
-				sleep_ms(quiet_ms);
-				atomic_store(&shm->quiet, 0);
-				sleep_ms(100);
-				continue;
 			}
 			break;
 		case M_TRUNCATE:
