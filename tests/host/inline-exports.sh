@@ -16,9 +16,13 @@ src=$kp/..
 probe=$here/inline-probe/probe.c
 
 missing=
-# Inline functions named luf_* in the public headers, with CONFIG_LUF.
-for f in $(sed -nE 's/^static inline [a-z_ ]*[ *](luf_[a-z_]+)\(.*/\1/p' \
-		"$src/include/linux/luf.h" "$src/include/linux/mm_inline.h" | sort -u); do
+# Inline functions named luf_* in the public headers, in their CONFIG_LUF
+# branches (the stubs of the other branch are not what modules inline).
+for f in $(awk '/^#ifdef CONFIG_LUF/ { on = 1; next }
+		/^#else|^#endif/ { on = 0 }
+		on && match($0, /^static inline [a-z_ ]*[ *]luf_[a-z_]+\(/) {
+			name = substr($0, RSTART, RLENGTH - 1); sub(/.*[ *]/, "", name); print name
+		}' "$src/include/linux/luf.h" "$src/include/linux/mm_inline.h" | sort -u); do
 	grep -qw "$f" "$probe" || missing+=" $f"
 done
 # Inline functions of fs.h that call a luf hook.

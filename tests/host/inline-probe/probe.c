@@ -9,6 +9,7 @@
  */
 #include <linux/fs.h>
 #include <linux/luf.h>
+#include <linux/mm.h>
 #include <linux/mm_inline.h>
 #include <linux/module.h>
 
