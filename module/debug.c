@@ -14,54 +14,10 @@
 
 #include "luf.h"
 
-static unsigned long luf_debug_pfn;
-
 static bool luf_debug_pending(unsigned long tag)
 {
 	return (long)(tag - READ_ONCE(luf_core.gens->flushed)) > 0;
 }
-
-/* "buddy <0|1> order <n> tag <t> pending <0|1>" for the pfn written. */
-static int pfn_show(struct seq_file *m, void *v)
-{
-	unsigned long pfn = READ_ONCE(luf_debug_pfn);
-	struct page *page;
-
-	if (!pfn_valid(pfn))
-		return -EINVAL;
-	page = pfn_to_page(pfn);
-	seq_printf(m, "pfn %lu buddy %d order %lu tag %lu pending %d\n", pfn,
-		   PageBuddy(page), PageBuddy(page) ? page_private(page) : 0,
-		   page->luf_tag, luf_debug_pending(page->luf_tag));
-	return 0;
-}
-
-static int pfn_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, pfn_show, NULL);
-}
-
-static ssize_t pfn_write(struct file *file, const char __user *ubuf,
-			 size_t len, loff_t *ppos)
-{
-	unsigned long pfn;
-	int err = kstrtoul_from_user(ubuf, len, 0, &pfn);
-
-	if (err)
-		return err;
-	if (!pfn_valid(pfn))
-		return -EINVAL;
-	WRITE_ONCE(luf_debug_pfn, pfn);
-	return len;
-}
-
-static const struct file_operations pfn_fops = {
-	.open		= pfn_open,
-	.read		= seq_read,
-	.write		= pfn_write,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
 
 static int debug_core_get(void *data, u64 *val)
 {
@@ -184,7 +140,6 @@ void luf_debug_files(struct dentry *dir)
 			     &luf_debug_flush_delay_us);
 	debugfs_create_file_unsafe("debug_core", 0600, dir, NULL,
 				   &debug_core_fops);
-	debugfs_create_file("debug_pfn", 0600, dir, NULL, &pfn_fops);
 	debugfs_create_file("debug_softirq_change", 0200, dir, NULL,
 			    &softirq_change_fops);
 	debugfs_create_file("debug_split_check", 0400, dir, NULL,

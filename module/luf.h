@@ -60,17 +60,17 @@
  *   debug_core	the core's LUF_DEBUG_* bits (include/linux/luf.h), honoured
  *		by CONFIG_DEBUG_VM kernels: 1 admit dirty PTEs while a
  *		write-protection of their mm is unflushed (fork), 2 defer a
- *		batch that a content change overlapped, 4 wait 20 ms between
+ *		batch that a content change overlapped, 4 wait 100 ms between
  *		unmap and offer, 8 wait 20 ms between an mprotect-style
- *		write-protection and its flush.  Cleared at unload.
+ *		write-protection and its flush, 16 hand tagged pages out
+ *		first (the LIFO order of a kernel without luf), so that
+ *		freed pages are reused at once.  Cleared at unload.
  *   debug_flush_delay_us
  *		busy-wait this long in the flusher's window (luf_flushing
  *		set, batch not yet flushed).
  *   debug_defer_delay_us
  *		busy-wait this long in a deferral between taking it and
  *		queueing the age and limit work (the unload race test).
- *   debug_pfn	write a pfn, read "pfn P buddy B order O tag T pending P"
- *		for its struct page (the allocator's tag tests).
  *   debug_split_check
  *		read: split the first free block of order >= 1 with a
  *		pending tag through memory_failure() of its second page and

@@ -30,7 +30,8 @@ rm -f "$console" "$results"
 # seen at boot (sched_clock_cpu, no module loaded), at luf's load (hook site
 # in the fault path) and unload (free_unref_page).  Single-threaded TCG runs
 # the vCPUs in turn on one host thread: slower, but no such crash.
-# LUF_TCG_THREAD=multi brings the faster mode back.
+# LUF_TCG_THREAD=multi brings the faster mode back; LUF_QEMU names another
+# qemu-system-x86_64 binary to try.
 if [ "${LUF_KVM:-0}" = 1 ]; then
 	accel=(-accel kvm -cpu host)
 else
@@ -65,7 +66,7 @@ cmdline+=" softlockup_panic=1 hung_task_panic=1 ${LUF_CMDLINE:-}"
 # One boot.  Returns qemu's exit status.
 boot() {
 	rm -f "$console" "$results"
-	timeout -k 10 "$timeout" qemu-system-x86_64 \
+	timeout -k 10 "$timeout" "${LUF_QEMU:-qemu-system-x86_64}" \
 		-machine q35,hmat=on "${accel[@]}" -smp 4 -m 2G \
 		-object memory-backend-ram,id=m0,size=512M \
 		-object memory-backend-ram,id=m1,size=1536M \

@@ -39,14 +39,14 @@ static inline void bench_pin(long cpu)
  * does not say which pages stayed: status does), or -1 with errno set if
  * the call failed; ENOENT and EBUSY are outcomes of single pages.
  */
-static inline long bench_move_all(long n, void **pages, int *nodes,
-				  int *status, int node)
+static inline long bench_move_all(pid_t pid, long n, void **pages,
+				  int *nodes, int *status, int node)
 {
 	long p, moved = 0;
 
 	for (p = 0; p < n; p++)
 		nodes[p] = node;
-	if (syscall(SYS_move_pages, 0, n, pages, nodes, status,
+	if (syscall(SYS_move_pages, pid, n, pages, nodes, status,
 		    BENCH_MPOL_MF_MOVE_ALL) < 0 && errno != ENOENT &&
 	    errno != EBUSY)
 		return -1;

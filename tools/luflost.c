@@ -252,7 +252,7 @@ static void migrator(pid_t pid, int out, long cpu)
 {
 	int *nodes = calloc(chunk, sizeof(int));
 	int *status = calloc(chunk, sizeof(int));
-	long moved = 0, i, p, node = 1;
+	long moved = 0, i, node = 1;
 
 	signal(SIGTERM, mig_term);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -260,17 +260,14 @@ static void migrator(pid_t pid, int out, long cpu)
 	while (!mig_stop) {
 		for (i = 0; i < hot_pages && !mig_stop; i += chunk) {
 			long n = hot_pages - i < chunk ? hot_pages - i : chunk;
+			long m = bench_move_all(pid, n, hot + i, nodes, status,
+						node);
 
-			for (p = 0; p < n; p++)
-				nodes[p] = node;
-			if (syscall(SYS_move_pages, pid, n, hot + i, nodes,
-				    status, BENCH_MPOL_MF_MOVE_ALL) < 0 &&
-			    errno != ENOENT && errno != EBUSY) {
+			if (m < 0) {
 				perror("luflost: move_pages");
 				_exit(2);
 			}
-			for (p = 0; p < n; p++)
-				moved += status[p] == node;
+			moved += m;
 		}
 		node = !node;
 	}

@@ -44,12 +44,15 @@
  *		ages, stale ones included.  Only then write the pages back
  *		(writeback's mkclean flushes their addresses too), so that
  *		reclaim can drop them again.
- *   -g ms	grace: an old epoch read less than this long after the newer
- *		one was published counts as "early", not as a violation.
- *		Without luf a reclaim pass that unmapped a page flushes
+ *   -b		bound by the pass (-s pageout): an old epoch read counts as a
+ *		violation only if it began after the reclaim pass that was
+ *		under way when the newer epoch was published had ended, else
+ *		as "early".  Without luf a pass flushes what it unmapped
  *		before it ends, so a stale entry may outlive a write that
- *		raced with the pass, but only until the pass ends; with -q
- *		and -s pageout, a violation is a stale entry that outlived it.
+ *		raced with the pass, but only until the pass ends.
+ *   -a		write mode: write through Linux AIO (io_submit(2)), whose
+ *		completion is another hook site than write(2)'s; -f may name
+ *		a block device, whose page cache is then what is mapped.
  *
  * Output: one line of "key=value" counters; exit status 1 if any violation
  * was seen, 2 on a usage or setup error.
@@ -58,6 +61,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <linux/aio_abi.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -104,17 +108,21 @@ static uint64_t *warea;			/* the writer's mapping (cow, mprotect) */
 /* Shared with the writer process of mprotect-shared. */
 struct shared {
 	_Atomic uint64_t epoch;		/* published: contents are at least this */
-	_Atomic uint64_t epoch_ns;	/* when it was published (CLOCK_MONOTONIC) */
 	_Atomic int stop;
 	_Atomic int pause;		/* truncate -s pageout: readers hold still */
 	_Atomic int paused;		/* readers holding still */
 	_Atomic int quiet;		/* write -q: reclaim pauses */
+	_Atomic long pass_started;	/* -s pageout: reclaim passes begun */
+	_Atomic long pass_done;		/* ... and ended */
+	_Atomic long epoch_pass;	/* pass_started when epoch was published */
 };
 static struct shared *shm;
 static _Atomic long violations, reads, migrated, npasses, moves_failed, hogged;
 static _Atomic uint64_t first_bad, first_bad_expected;
 static _Atomic long sigbus, early;
-static long grace_ms, quiet_ms;
+static long quiet_ms;
+static int pass_bound, use_aio;
+static aio_context_t aio_ctx;
 static pid_t child = -1, hog_pid = -1;
 static _Atomic long *hog_rounds;
 static __thread sigjmp_buf reader_jmp;
@@ -124,18 +132,10 @@ static uint64_t sig(long p, long i)
 	return MAGIC ^ ((uint64_t)p << 24) ^ (uint64_t)i;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* Contents are at least epoch @e from now on. */
 static void publish(uint64_t e)
 {
-	atomic_store_explicit(&shm->epoch_ns, now_ns(), memory_order_relaxed);
+	atomic_store(&shm->epoch_pass, atomic_load(&shm->pass_started));
 	atomic_store_explicit(&shm->epoch, e, memory_order_release);
 }
 
@@ -232,17 +232,24 @@ static void *reader(void *arg)
 
 		for (p = 0; p < npages; p++) {
 			uint64_t e1;
+			long ep, done;
 
 			if (atomic_load_explicit(&shm->pause, memory_order_relaxed))
 				hold_still();
 			e1 = atomic_load_explicit(&shm->epoch, memory_order_acquire);
+			ep = atomic_load_explicit(&shm->epoch_pass, memory_order_relaxed);
+			done = atomic_load_explicit(&shm->pass_done, memory_order_acquire);
 			uint64_t v = ((volatile uint64_t *)area)[p * n + i];
 			uint64_t e2 = atomic_load_explicit(&shm->epoch, memory_order_acquire);
 
 			if (!acceptable(v, p, i, e1, e2)) {
-				uint64_t age = now_ns() - atomic_load(&shm->epoch_ns);
-
-				if (grace_ms && age < grace_ms * 1000000ULL) {
+				/*
+				 * -b: without luf a stale entry outlives the
+				 * write until the reclaim pass under way ends
+				 * and flushes; only a read that began after
+				 * that counts.
+				 */
+				if (pass_bound && (e1 != e2 || done < ep)) {
 					atomic_fetch_add(&early, 1);
 					goto next;
 				}
@@ -284,7 +291,10 @@ static void pageouter(void)
 		while (atomic_load(&shm->quiet) && !atomic_load(&shm->stop))
 			sleep_ms(1);
 		pthread_mutex_lock(&pageout_lock);
+		atomic_fetch_add(&shm->pass_started, 1);
 		rc = madvise(area, npages * page_size, MADV_PAGEOUT);
+		/* The pass's TLB flushes, deferred or not, are done or queued. */
+		atomic_fetch_add(&shm->pass_done, 1);
 		pthread_mutex_unlock(&pageout_lock);
 		if (rc)
 			die("madvise(MADV_PAGEOUT)");
@@ -310,7 +320,7 @@ static void *migrator(void *arg)
 	for (p = 0; p < npages; p++)
 		pages[p] = (char *)area + p * page_size;
 	for (pass = 0; !atomic_load(&shm->stop); pass++) {
-		long moved = bench_move_all(npages, pages, nodes, status,
+		long moved = bench_move_all(0, npages, pages, nodes, status,
 					    (pass & 1) ? 0 : 1);
 
 		if (moved < 0)
@@ -394,6 +404,38 @@ static void shared_writer(void)
 	_exit(0);
 }
 
+/*
+ * One write of the writer: pwrite(2), or with -a a Linux AIO write, which
+ * ends in aio_complete_rw() rather than in file_end_write().  Buffered,
+ * it completes within io_submit().
+ */
+static void write_at(const void *buf, size_t len, off_t off)
+{
+	struct iocb cb = {
+		.aio_fildes = fd,
+		.aio_lio_opcode = IOCB_CMD_PWRITE,
+		.aio_buf = (uintptr_t)buf,
+		.aio_nbytes = len,
+		.aio_offset = off,
+	};
+	struct iocb *cbs[1] = { &cb };
+	struct io_event ev;
+
+	if (!use_aio) {
+		if (pwrite(fd, buf, len, off) != (ssize_t)len)
+			die("pwrite");
+		return;
+	}
+	if (syscall(SYS_io_submit, aio_ctx, 1, cbs) != 1)
+		die("io_submit");
+	if (syscall(SYS_io_getevents, aio_ctx, 1, 1, &ev, NULL) != 1)
+		die("io_getevents");
+	if (ev.res != (long long)len) {
+		errno = ev.res < 0 ? -ev.res : EIO;
+		die("aio write");
+	}
+}
+
 /* Rewrite all pages with epoch e + 1 through the writer's path, publish. */
 static void *writer(void *arg)
 {
@@ -408,9 +450,7 @@ static void *writer(void *arg)
 			if (quiet_ms) {
 				for (p = 0; p < npages; p++)
 					fill_page(buf + p * page_size / 8, p, e);
-				if (pwrite(fd, buf, npages * page_size, 0) !=
-				    npages * page_size)
-					die("pwrite");
+				write_at(buf, npages * page_size, 0);
 				publish(e);
 				atomic_store(&shm->quiet, 1);
 				sleep_ms(quiet_ms);
@@ -422,8 +462,7 @@ static void *writer(void *arg)
 			}
 			for (p = 0; p < npages; p++) {
 				fill_page(buf, p, e);
-				if (pwrite(fd, buf, page_size, p * page_size) != page_size)
-					die("pwrite");
+				write_at(buf, page_size, p * page_size);
 			}
 			break;
 		case M_TRUNCATE:
@@ -461,8 +500,7 @@ static void *writer(void *arg)
 			e++;
 			for (p = 0; p < npages; p++) {
 				fill_page(buf, p, e);
-				if (pwrite(fd, buf, page_size, p * page_size) != page_size)
-					die("pwrite");
+				write_at(buf, page_size, p * page_size);
 			}
 			if (fsync(fd))
 				die("fsync");
@@ -507,6 +545,7 @@ static void *writer(void *arg)
 static void setup(void)
 {
 	size_t len = npages * page_size;
+	struct stat st;
 	long p;
 
 	if (mode == M_ANON || mode == M_COW || mode == M_MPROTECT) {
@@ -540,7 +579,14 @@ static void setup(void)
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0)
 		die(path);
-	unlink(path);
+	if (fstat(fd, &st))
+		die("fstat");
+	/* A block device (its page cache) is used as it is. */
+	if (!S_ISBLK(st.st_mode))
+		unlink(path);
+	if (use_aio && (mode != M_WRITE ||
+			syscall(SYS_io_setup, 1, &aio_ctx)))
+		die("io_setup (-a is for write mode)");
 	{
 		uint64_t *buf = malloc(page_size);
 
@@ -565,7 +611,7 @@ static void usage(void)
 		"usage: lufstress [-m anon|file|write|truncate|cow|mprotect|mprotect-shared]\n"
 		"                 [-n pages]\n"
 		"                 [-t seconds | -p passes] [-r readers] [-H hog-MiB]\n"
-		"                 [-s migrate|pageout] [-f file] [-q quiet-ms] [-g grace-ms]\n");
+		"                 [-s migrate|pageout] [-f file] [-q quiet-ms] [-b] [-a]\n");
 	exit(2);
 }
 
@@ -576,7 +622,7 @@ int main(int argc, char **argv)
 
 	page_size = sysconf(_SC_PAGESIZE);
 	nreaders = sysconf(_SC_NPROCESSORS_ONLN);
-	while ((c = getopt(argc, argv, "m:n:t:p:r:H:s:f:q:g:")) != -1) {
+	while ((c = getopt(argc, argv, "m:n:t:p:r:H:s:f:q:ba")) != -1) {
 		switch (c) {
 		case 'm':
 			for (m = 0; m < NR_MODES && strcmp(optarg, mode_names[m]); m++)
@@ -592,7 +638,8 @@ int main(int argc, char **argv)
 		case 'H': hog_mib = atoi(optarg); break;
 		case 'f': path = optarg; break;
 		case 'q': quiet_ms = atol(optarg); break;
-		case 'g': grace_ms = atol(optarg); break;
+		case 'b': pass_bound = 1; break;
+		case 'a': use_aio = 1; break;
 		case 's':
 			if (!strcmp(optarg, "pageout"))
 				pageout = 1;
@@ -604,7 +651,7 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc || npages < 1 || seconds < 1 || nreaders < 1 ||
 	    nreaders > 64 || hog_mib < 0 || passes < 0 || quiet_ms < 0 ||
-	    grace_ms < 0)
+	    (pass_bound && !pageout))
 		usage();
 
 	shm = mmap(NULL, page_size, PROT_READ | PROT_WRITE,

@@ -90,7 +90,7 @@ static void *reader(void *arg)
 /* One pass: every page to @node.  Returns the number that got there. */
 static long move_all(void **pages, int *nodes, int *status, int node)
 {
-	long moved = bench_move_all(npages, pages, nodes, status, node);
+	long moved = bench_move_all(0, npages, pages, nodes, status, node);
 
 	if (moved < 0)
 		die("move_pages");
