@@ -20,7 +20,9 @@
  *   write	file, plus a writer that rewrites it with pwrite(2), then
  *		publishes the new epoch
  *   truncate	file, plus a truncater that truncates it to 0 and back (new
- *		contents: zero pages) and publishes the new epoch, then refills
+ *		contents: zero pages) and publishes the new epoch, then refills;
+ *		on a block device (-f /dev/...) it zeroes the range with the
+ *		BLKZEROOUT ioctl instead
  *   cow	anonymous memory written to by the writer thread through its
  *		own mapping (write faults on read-only, exclusive pages)
  *   mprotect	anonymous memory made writable with mprotect(2), written,
@@ -62,6 +64,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <linux/aio_abi.h>
+#include <linux/fs.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -71,6 +74,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -121,7 +125,7 @@ static _Atomic long violations, reads, migrated, npasses, moves_failed, hogged;
 static _Atomic uint64_t first_bad, first_bad_expected;
 static _Atomic long sigbus, early;
 static long quiet_ms;
-static int pass_bound, use_aio;
+static int pass_bound, use_aio, is_blk;
 static aio_context_t aio_ctx;
 static pid_t child = -1, hog_pid = -1;
 static _Atomic long *hog_rounds;
@@ -436,6 +440,23 @@ static void write_at(const void *buf, size_t len, off_t off)
 	}
 }
 
+/*
+ * Truncate mode: drop the contents, so that the range reads zeros.  A block
+ * device cannot be truncated: its range is zeroed (BLKZEROOUT).
+ */
+static void zero_all(void)
+{
+	uint64_t range[2] = { 0, (uint64_t)npages * page_size };
+
+	if (!is_blk) {
+		if (ftruncate(fd, 0) || ftruncate(fd, npages * page_size))
+			die("ftruncate");
+		return;
+	}
+	if (ioctl(fd, BLKZEROOUT, range))
+		die("ioctl(BLKZEROOUT)");
+}
+
 /* Rewrite all pages with epoch e + 1 through the writer's path, publish. */
 static void *writer(void *arg)
 {
@@ -490,8 +511,7 @@ static void *writer(void *arg)
 				if (madvise(area, npages * page_size, MADV_PAGEOUT))
 					die("madvise(MADV_PAGEOUT)");
 			}
-			if (ftruncate(fd, 0) || ftruncate(fd, npages * page_size))
-				die("ftruncate");
+			zero_all();
 			publish(e);
 			atomic_store_explicit(&shm->pause, 0, memory_order_release);
 			sleep_ms(20);
@@ -582,7 +602,8 @@ static void setup(void)
 	if (fstat(fd, &st))
 		die("fstat");
 	/* A block device (its page cache) is used as it is. */
-	if (!S_ISBLK(st.st_mode))
+	is_blk = S_ISBLK(st.st_mode);
+	if (!is_blk)
 		unlink(path);
 	if (use_aio && (mode != M_WRITE ||
 			syscall(SYS_io_setup, 1, &aio_ctx)))
