@@ -26,13 +26,15 @@ int luf_core_bind(void)
 	luf_core.flush_mm_batched = symbol_get(luf_flush_mm_batched);
 	luf_core.gens = symbol_get(luf_gens);
 	luf_core.mm_kobj = symbol_get(mm_kobj);
+	luf_core.active = symbol_get(luf_active);
 
 	missing = !luf_core.reg ? "luf_register" :
 		  !luf_core.unreg ? "luf_unregister" :
 		  !luf_core.flush_batch ? "luf_flush_batch" :
 		  !luf_core.flush_mm_batched ? "luf_flush_mm_batched" :
 		  !luf_core.gens ? "luf_gens" :
-		  !luf_core.mm_kobj ? "mm_kobj" : NULL;
+		  !luf_core.mm_kobj ? "mm_kobj" :
+		  !luf_core.active ? "luf_active" : NULL;
 	if (missing) {
 		pr_err("this kernel lacks core-hooks.patch (no exported %s); luf needs a kernel built with the patch and CONFIG_LUF=y\n",
 		       missing);
@@ -44,6 +46,8 @@ int luf_core_bind(void)
 
 void luf_core_unbind(void)
 {
+	if (luf_core.active)
+		symbol_put(luf_active);
 	if (luf_core.mm_kobj)
 		symbol_put(mm_kobj);
 	if (luf_core.gens)
@@ -64,39 +68,39 @@ static DEFINE_MUTEX(luf_state_lock);
 static bool luf_on;
 
 /*
- * Idempotent, like lru_gen_change_state().  Disabling stops deferring and
- * completes every outstanding flush before it returns; the hooks stay
- * registered (the static key stays on) until the module is unloaded, and
- * find nothing to do.
- *
- * Why not flip the key here: under QEMU's multi-threaded TCG, patching the
- * hook sites while other vCPUs run them (a fault-heavy load) was seen to
- * end in an int3 Oops at a hook site, which points at the emulator's
- * handling of cross-modified code; load and unload still flip the key.
+ * Idempotent, like lru_gen_change_state().  Enabling registers the hooks
+ * (the core turns its static key on) and then starts deferring; disabling
+ * stops deferring, completes every outstanding flush and unregisters (the
+ * key goes off), so that a disabled luf costs nothing but the module's
+ * memory: every hook site is a no-op jump again, as without the module.
  */
 int luf_set_enabled(bool on)
 {
+	int err = 0;
+
 	mutex_lock(&luf_state_lock);
 	if (on != luf_on) {
-		if (on)
-			luf_defer_start();
-		else
+		if (on) {
+			/* The core checks the interface version. */
+			err = luf_core.reg(&luf_ops);
+			if (!err)
+				luf_defer_start();
+		} else {
 			luf_defer_stop();
-		WRITE_ONCE(luf_on, on);
+			/* Nothing is outstanding now: no tag needs checking. */
+			luf_core.unreg(&luf_ops);
+		}
+		if (!err)
+			WRITE_ONCE(luf_on, on);
 	}
 	mutex_unlock(&luf_state_lock);
-	return 0;
+	return err;
 }
 
-/* Load: register the hooks (the core checks the interface version). */
+/* Load. */
 int luf_start(void)
 {
-	int err = luf_core.reg(&luf_ops);
-
-	if (err)
-		return err;
-	luf_set_enabled(true);
-	return 0;
+	return luf_set_enabled(true);
 }
 
 /* Unload: everything flushed before the core stops checking tags. */
@@ -105,7 +109,6 @@ void luf_stop(void)
 	luf_set_enabled(false);
 	/* Debug bits of a debug build must not outlive it. */
 	WRITE_ONCE(luf_core.gens->debug, 0);
-	luf_core.unreg(&luf_ops);
 }
 
 bool luf_is_enabled(void)

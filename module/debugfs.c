@@ -57,6 +57,8 @@ DEFINE_SHOW_ATTRIBUTE(stats);
 static int state_show(struct seq_file *m, void *v)
 {
 	seq_printf(m, "enabled %d\n", luf_is_enabled());
+	/* The core's static key: on exactly while luf is enabled. */
+	seq_printf(m, "hooks %d\n", static_key_enabled(luf_core.active));
 	seq_printf(m, "abi_version %u\n", LUF_ABI_VERSION);
 	luf_show_state(m);
 	return 0;

@@ -11,7 +11,8 @@
  *			Writing 0 stops deferring and completes every
  *			outstanding flush before the write returns; writing 1
  *			defers again.  Both are idempotent.  The module loads
- *			enabled; its hooks stay registered until unload.
+ *			enabled.  Disabled, its hooks are unregistered: the
+ *			kernel's hook sites are no-ops, as with no module.
  *   max_defer_ms	1..60000, default 1000.  No deferred flush waits longer
  *			than this (plus the time a worker takes to run).
  *   max_pages		1..2^30, default 65536.  Folios whose flush may be
@@ -45,7 +46,8 @@
  *		  ipis			flush IPIs sent (CPUs other than the
  *					flushing one)
  *		  flush_noop		flush requests that found nothing to do
- *   state	"name value" lines: enabled, abi_version, gen_flushed,
+ *   state	"name value" lines: enabled, hooks (the kernel's static
+ *		key: 1 exactly while enabled), abi_version, gen_flushed,
  *		gen_deferred, gen_open, flushing, pending_cpus, pending_pages,
  *		oldest_pending_ms
  *
@@ -99,6 +101,7 @@ struct luf_core {
 	void (*flush_mm_batched)(struct mm_struct *mm);
 	struct luf_gens *gens;
 	struct kobject **mm_kobj;
+	struct static_key_false *active;
 };
 
 extern struct luf_core luf_core;

@@ -33,6 +33,15 @@
  *		tmpfs), writes and makes it read-only again: the readers'
  *		stale entries are in another mm, which nothing but luf's
  *		mprotect trigger flushes
+ *   uffd-move	anonymous memory write-protected with userfaultfd (the
+ *		pages stay exclusive), which the writer moves away with
+ *		UFFDIO_MOVE, rewrites where they went and moves back: while
+ *		they are away, a read of their old address must fault
+ *		(SIGBUS), and a value read then is a violation
+ *   fuse-store	a file of a FUSE filesystem that lufstress serves itself
+ *		(mounted on -f, a directory), mapped read-only and shared;
+ *		the writer stores new contents straight into its page cache
+ *		with FUSE_NOTIFY_STORE, as a FUSE server may, then publishes
  *
  * Unmapping source (-s):
  *   migrate	move_pages(2) ping-pong between node 0 and node 1 (default)
@@ -65,6 +74,8 @@
 #include <getopt.h>
 #include <linux/aio_abi.h>
 #include <linux/fs.h>
+#include <linux/fuse.h>
+#include <linux/userfaultfd.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -76,24 +87,40 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
 
+/* UFFDIO_MOVE is newer (Linux 6.8) than the build host's headers. */
+#ifndef UFFDIO_MOVE
+#define UFFD_FEATURE_MOVE	(1 << 16)
+#define _UFFDIO_MOVE		0x05
+struct uffdio_move {
+	__u64 dst;
+	__u64 src;
+	__u64 len;
+	__u64 mode;
+	__s64 move;
+};
+#define UFFDIO_MOVE		_IOWR(UFFDIO, _UFFDIO_MOVE, struct uffdio_move)
+#endif
+
 #define MAGIC		0x6c75660000000000ULL	/* "luf" */
 #define POISON		0xdeadbeefdeadbeefULL
 
 enum mode {
 	M_ANON, M_FILE, M_WRITE, M_TRUNCATE, M_COW, M_MPROTECT,
-	M_MPROTECT_SHARED, NR_MODES,
+	M_MPROTECT_SHARED, M_UFFD_MOVE, M_FUSE_STORE, NR_MODES,
 };
 static const char *const mode_names[NR_MODES] = {
 	"anon", "file", "write", "truncate", "cow", "mprotect",
-	"mprotect-shared",
+	"mprotect-shared", "uffd-move", "fuse-store",
 };
 
 static enum mode mode = M_ANON;
@@ -108,7 +135,9 @@ static const char *path = "/dev/shm/lufstress";
 static int pageout;
 
 static uint64_t *area;			/* the readers' mapping */
-static uint64_t *warea;			/* the writer's mapping (cow, mprotect) */
+static uint64_t *warea;			/* the writer's mapping (cow, mprotect;
+					 * where uffd-move moves the pages) */
+static int uffd = -1;
 /* Shared with the writer process of mprotect-shared. */
 struct shared {
 	_Atomic uint64_t epoch;		/* published: contents are at least this */
@@ -119,11 +148,12 @@ struct shared {
 	_Atomic long pass_started;	/* -s pageout: reclaim passes begun */
 	_Atomic long pass_done;		/* ... and ended */
 	_Atomic long epoch_pass;	/* pass_started when epoch was published */
+	_Atomic long away;		/* uffd-move: odd while the pages are moved away */
 };
 static struct shared *shm;
 static _Atomic long violations, reads, migrated, npasses, moves_failed, hogged;
 static _Atomic uint64_t first_bad, first_bad_expected;
-static _Atomic long sigbus, early;
+static _Atomic long sigbus, early, moves;
 static long quiet_ms;
 static int pass_bound, use_aio, is_blk;
 static aio_context_t aio_ctx;
@@ -186,7 +216,7 @@ static int acceptable(uint64_t v, long p, long i, uint64_t e1, uint64_t e2)
 		return 1;
 	if (mode == M_TRUNCATE && v == 0)
 		return 1;
-	if (mode != M_TRUNCATE && mode != M_WRITE)
+	if (mode != M_TRUNCATE && mode != M_WRITE && mode != M_FUSE_STORE)
 		return 0;
 	for (a = e1; a <= e2 + 1; a++) {
 		if (mode == M_TRUNCATE && bytes_from(v, base + a, 0))
@@ -230,22 +260,41 @@ static void *reader(void *arg)
 	volatile long i = cpu * 61;
 
 	bench_pin(cpu);
-	sigsetjmp(reader_jmp, 1);
+	/*
+	 * uffd-move: a fault means the pages are away, as they should be;
+	 * wait for them to come back rather than fault on and on.
+	 */
+	if (sigsetjmp(reader_jmp, 1) && mode == M_UFFD_MOVE)
+		while ((atomic_load(&shm->away) & 1) && !atomic_load(&shm->stop))
+			usleep(200);
 	while (!atomic_load_explicit(&shm->stop, memory_order_relaxed)) {
 		long p;
 
 		for (p = 0; p < npages; p++) {
 			uint64_t e1;
-			long ep, done;
+			long ep, done, away;
 
 			if (atomic_load_explicit(&shm->pause, memory_order_relaxed))
 				hold_still();
 			e1 = atomic_load_explicit(&shm->epoch, memory_order_acquire);
 			ep = atomic_load_explicit(&shm->epoch_pass, memory_order_relaxed);
 			done = atomic_load_explicit(&shm->pass_done, memory_order_acquire);
+			away = atomic_load_explicit(&shm->away, memory_order_acquire);
 			uint64_t v = ((volatile uint64_t *)area)[p * n + i];
 			uint64_t e2 = atomic_load_explicit(&shm->epoch, memory_order_acquire);
 
+			/*
+			 * uffd-move: the whole read fell while the pages were
+			 * away (nothing is mapped here), yet it returned.
+			 */
+			if ((away & 1) &&
+			    atomic_load_explicit(&shm->away, memory_order_acquire) == away) {
+				if (atomic_fetch_add(&violations, 1) == 0) {
+					first_bad = v;
+					first_bad_expected = 0;
+				}
+				goto next;
+			}
 			if (!acceptable(v, p, i, e1, e2)) {
 				/*
 				 * -b: without luf a stale entry outlives the
@@ -347,7 +396,8 @@ static void *migrator(void *arg)
 static void hog(_Atomic long *rounds)
 {
 	/* Drop the inherited copy of the area: its unmaps are not ours. */
-	munmap(area, npages * page_size);
+	if (area)
+		munmap(area, npages * page_size);
 	for (;;) {
 		size_t len = (size_t)hog_mib << 20, i;
 		uint64_t *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -457,6 +507,236 @@ static void zero_all(void)
 		die("ioctl(BLKZEROOUT)");
 }
 
+/*
+ * fuse-store: a FUSE server for one regular file, "f" (node 2), in the
+ * root directory (node 1).  It answers what mounting, opening, faulting in
+ * and closing the file need, from fuse_buf: the contents of the newest
+ * epoch.  The writer changes fuse_buf, then stores it into the page cache
+ * with FUSE_NOTIFY_STORE.
+ */
+#define FUSE_FILE_NODE	2
+static int fuse_fd = -1;
+static uint64_t *fuse_buf;
+static char fuse_dir[4096];
+static pthread_t fuse_thread;
+
+static void fuse_attr(struct fuse_attr *a, uint64_t node)
+{
+	memset(a, 0, sizeof(*a));
+	a->ino = node;
+	a->nlink = 1;
+	a->blksize = page_size;
+	if (node == FUSE_FILE_NODE) {
+		a->mode = S_IFREG | 0444;
+		a->size = npages * page_size;
+		a->blocks = a->size / 512;
+	} else {
+		a->mode = S_IFDIR | 0555;
+	}
+}
+
+/* One reply: the header, then @len bytes of @arg. */
+static void fuse_reply(uint64_t unique, int error, const void *arg, size_t len)
+{
+	struct fuse_out_header oh = {
+		.len = sizeof(oh) + (error ? 0 : len),
+		.error = error,
+		.unique = unique,
+	};
+	struct iovec iov[2] = {
+		{ &oh, sizeof(oh) }, { (void *)arg, error ? 0 : len },
+	};
+
+	/* The kernel forgets a request it gave up on: ENOENT, not fatal. */
+	if (writev(fuse_fd, iov, 2) < 0 && errno != ENOENT)
+		die("fuse reply");
+}
+
+static void *fuse_server(void *arg)
+{
+	size_t size = 1 << 20;
+	char *req = malloc(size + 4096);
+
+	for (;;) {
+		struct fuse_in_header *ih = (void *)req;
+		void *in = req + sizeof(*ih);
+		ssize_t n = read(fuse_fd, req, size + 4096);
+
+		if (n < 0 && (errno == EINTR || errno == ENOENT))
+			continue;
+		if (n < 0)
+			break;		/* ENODEV: unmounted */
+		switch (ih->opcode) {
+		case FUSE_INIT: {
+			struct fuse_init_in *ii = in;
+			struct fuse_init_out io = {
+				.major = FUSE_KERNEL_VERSION,
+				.minor = FUSE_KERNEL_MINOR_VERSION,
+				.max_readahead = ii->max_readahead,
+				.max_write = 1 << 16,
+			};
+
+			fuse_reply(ih->unique, 0, &io, sizeof(io));
+			break;
+		}
+		case FUSE_LOOKUP: {
+			struct fuse_entry_out eo = {
+				.nodeid = FUSE_FILE_NODE,
+				.generation = 1,
+				.entry_valid = 86400,
+				.attr_valid = 86400,
+			};
+
+			if (ih->nodeid != FUSE_ROOT_ID || strcmp(in, "f")) {
+				fuse_reply(ih->unique, -ENOENT, NULL, 0);
+				break;
+			}
+			fuse_attr(&eo.attr, FUSE_FILE_NODE);
+			fuse_reply(ih->unique, 0, &eo, sizeof(eo));
+			break;
+		}
+		case FUSE_GETATTR: {
+			struct fuse_attr_out ao = { .attr_valid = 86400 };
+
+			fuse_attr(&ao.attr, ih->nodeid);
+			fuse_reply(ih->unique, 0, &ao, sizeof(ao));
+			break;
+		}
+		case FUSE_OPEN: {
+			/* Keep the page cache across opens. */
+			struct fuse_open_out oo = {
+				.fh = 1,
+				.open_flags = FOPEN_KEEP_CACHE,
+			};
+
+			fuse_reply(ih->unique, 0, &oo, sizeof(oo));
+			break;
+		}
+		case FUSE_READ: {
+			struct fuse_read_in *ri = in;
+			uint64_t end = (uint64_t)npages * page_size;
+			uint64_t len = ri->size;
+
+			if (ri->offset >= end)
+				len = 0;
+			else if (ri->offset + len > end)
+				len = end - ri->offset;
+			fuse_reply(ih->unique, 0, (char *)fuse_buf + ri->offset, len);
+			break;
+		}
+		case FUSE_FORGET:
+		case FUSE_BATCH_FORGET:
+		case FUSE_INTERRUPT:
+			break;		/* no reply */
+		case FUSE_FLUSH:
+		case FUSE_RELEASE:
+		case FUSE_DESTROY:
+			fuse_reply(ih->unique, 0, NULL, 0);
+			break;
+		default:
+			fuse_reply(ih->unique, -ENOSYS, NULL, 0);
+		}
+	}
+	free(req);
+	return NULL;
+}
+
+/* Store fuse_buf, the new contents, into the file's page cache. */
+static void fuse_store_all(void)
+{
+	struct fuse_notify_store_out so = {
+		.nodeid = FUSE_FILE_NODE,
+		.offset = 0,
+		.size = npages * page_size,
+	};
+	struct fuse_out_header oh = {
+		.len = sizeof(oh) + sizeof(so) + so.size,
+		.error = FUSE_NOTIFY_STORE,
+	};
+	struct iovec iov[3] = {
+		{ &oh, sizeof(oh) }, { &so, sizeof(so) },
+		{ fuse_buf, so.size },
+	};
+
+	if (writev(fuse_fd, iov, 3) != (ssize_t)oh.len)
+		die("FUSE_NOTIFY_STORE");
+}
+
+static void fuse_setup(size_t len)
+{
+	char opts[128], file[4200];
+	long p;
+
+	fuse_buf = malloc(len);
+	for (p = 0; p < npages; p++)
+		fill_page(fuse_buf + p * page_size / 8, p, 0);
+	snprintf(fuse_dir, sizeof(fuse_dir), "%s",
+		 strcmp(path, "/dev/shm/lufstress") ? path : "/tmp/lufstress-fuse");
+	mkdir(fuse_dir, 0755);
+	fuse_fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (fuse_fd < 0)
+		die("/dev/fuse");
+	snprintf(opts, sizeof(opts),
+		 "fd=%d,rootmode=40000,user_id=0,group_id=0,allow_other",
+		 fuse_fd);
+	if (mount("lufstress", fuse_dir, "fuse.lufstress", MS_NOSUID | MS_NODEV,
+		  opts))
+		die("mount fuse");
+	pthread_create(&fuse_thread, NULL, fuse_server, NULL);
+	snprintf(file, sizeof(file), "%s/f", fuse_dir);
+	fd = open(file, O_RDONLY);
+	if (fd < 0)
+		die(file);
+	area = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (area == MAP_FAILED)
+		die("mmap fuse file");
+}
+
+static void fuse_teardown(void)
+{
+	munmap(area, npages * page_size);
+	close(fd);
+	umount2(fuse_dir, MNT_DETACH);
+	pthread_join(fuse_thread, NULL);
+}
+
+/* uffd-move: write-protect (or unprotect) the readers' area. */
+static void uffd_wp(int on)
+{
+	struct uffdio_writeprotect wp = {
+		.range = { (uintptr_t)area, npages * page_size },
+		.mode = on ? UFFDIO_WRITEPROTECT_MODE_WP : 0,
+	};
+
+	if (ioctl(uffd, UFFDIO_WRITEPROTECT, &wp))
+		die("UFFDIO_WRITEPROTECT");
+}
+
+/*
+ * uffd-move: move every page from @src to @dst.  A page that is being
+ * migrated is waited for by the kernel; -EAGAIN (its PTE changed under the
+ * move) is retried from where the move stopped.
+ */
+static void uffd_move_all(uint64_t *dst, uint64_t *src)
+{
+	size_t len = npages * page_size, done = 0;
+
+	while (done < len) {
+		struct uffdio_move mv = {
+			.dst = (uintptr_t)dst + done,
+			.src = (uintptr_t)src + done,
+			.len = len - done,
+		};
+		int rc = ioctl(uffd, UFFDIO_MOVE, &mv);
+
+		if (mv.move > 0)
+			done += mv.move;
+		if (rc && errno != EAGAIN)
+			die("UFFDIO_MOVE");
+	}
+	atomic_fetch_add(&moves, npages);
+}
+
 /* Rewrite all pages with epoch e + 1 through the writer's path, publish. */
 static void *writer(void *arg)
 {
@@ -546,6 +826,31 @@ static void *writer(void *arg)
 			waitpid(pid, NULL, 0);
 			return NULL;
 		}
+		case M_UFFD_MOVE:
+			/*
+			 * Away: every stale entry of the readers for the old
+			 * address must be gone once the move returns (its
+			 * flush, ptep_clear_flush(), is immediate).  The pages
+			 * are rewritten through their new, writable PTEs, then
+			 * come back, and are write-protected again so that
+			 * migration defers their flushes.
+			 */
+			uffd_move_all(warea, area);
+			atomic_fetch_add_explicit(&shm->away, 1, memory_order_release);
+			sleep_ms(5);
+			for (p = 0; p < npages; p++)
+				fill_page(warea + p * page_size / 8, p, e);
+			atomic_fetch_add_explicit(&shm->away, 1, memory_order_release);
+			uffd_move_all(area, warea);
+			publish(e);
+			uffd_wp(1);
+			sleep_ms(100);
+			continue;
+		case M_FUSE_STORE:
+			for (p = 0; p < npages; p++)
+				fill_page(fuse_buf + p * page_size / 8, p, e);
+			fuse_store_all();
+			break;
 		case M_COW:
 			/* Each first write is a write fault reusing the page. */
 			for (p = 0; p < npages; p++)
@@ -562,12 +867,59 @@ static void *writer(void *arg)
 	return NULL;
 }
 
+/*
+ * uffd-move: the readers' area and the one the pages are moved to, both
+ * registered for missing faults (SIGBUS: nobody resolves them) and
+ * write-protection.  The pages are written first, so they are exclusive
+ * (UFFDIO_MOVE wants that), then write-protected: their PTEs are read-only,
+ * and migration may defer their flushes.
+ */
+static void uffd_setup(size_t len)
+{
+	struct uffdio_api api = {
+		.api = UFFD_API,
+		.features = UFFD_FEATURE_MOVE | UFFD_FEATURE_SIGBUS,
+	};
+	struct uffdio_register reg = {
+		.mode = UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_WP,
+	};
+	long p;
+
+	area = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	warea = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area == MAP_FAILED || warea == MAP_FAILED)
+		die("mmap");
+	for (p = 0; p < npages; p++)
+		fill_page(area + p * page_size / 8, p, 0);
+	uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api))
+		die("userfaultfd");
+	reg.range.start = (uintptr_t)area;
+	reg.range.len = len;
+	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
+		die("UFFDIO_REGISTER");
+	reg.range.start = (uintptr_t)warea;
+	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
+		die("UFFDIO_REGISTER");
+	uffd_wp(1);
+}
+
 static void setup(void)
 {
 	size_t len = npages * page_size;
 	struct stat st;
 	long p;
 
+	if (mode == M_UFFD_MOVE) {
+		uffd_setup(len);
+		return;
+	}
+	if (mode == M_FUSE_STORE) {
+		fuse_setup(len);
+		return;
+	}
 	if (mode == M_ANON || mode == M_COW || mode == M_MPROTECT) {
 		area = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -626,10 +978,29 @@ static void setup(void)
 		die("mmap file");
 }
 
+static void start_hog(void)
+{
+	_Atomic long *rounds;
+
+	if (!hog_mib)
+		return;
+	rounds = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (rounds == MAP_FAILED)
+		die("mmap");
+	hog_pid = fork();
+	if (hog_pid < 0)
+		die("fork");
+	if (hog_pid == 0)
+		hog(rounds);
+	hog_rounds = rounds;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: lufstress [-m anon|file|write|truncate|cow|mprotect|mprotect-shared]\n"
+		"usage: lufstress [-m anon|file|write|truncate|cow|mprotect|mprotect-shared|\n"
+		"                     uffd-move|fuse-store]\n"
 		"                 [-n pages]\n"
 		"                 [-t seconds | -p passes] [-r readers] [-H hog-MiB]\n"
 		"                 [-s migrate|pageout] [-f file] [-q quiet-ms] [-b] [-a]\n");
@@ -679,24 +1050,19 @@ int main(int argc, char **argv)
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shm == MAP_FAILED)
 		die("mmap");
+	/*
+	 * uffd-move: a hog forked after setup would share the pages, and
+	 * UFFDIO_MOVE moves exclusive pages only.
+	 */
+	if (mode == M_UFFD_MOVE)
+		start_hog();
 	setup();
 	signal(SIGBUS, on_sigbus);
 	for (i = 0; i < nreaders; i++)
 		pthread_create(&th[i], NULL, reader, (void *)(long)i);
 	pthread_create(&mig, NULL, migrator, NULL);
-	if (hog_mib) {
-		_Atomic long *rounds = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
-					    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-
-		if (rounds == MAP_FAILED)
-			die("mmap");
-		hog_pid = fork();
-		if (hog_pid < 0)
-			die("fork");
-		if (hog_pid == 0)
-			hog(rounds);
-		hog_rounds = rounds;
-	}
+	if (mode != M_UFFD_MOVE)
+		start_hog();
 	if (mode >= M_WRITE)
 		pthread_create(&wr, NULL, writer, NULL);
 	if (!passes) {
@@ -718,12 +1084,14 @@ int main(int argc, char **argv)
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
 	}
+	if (mode == M_FUSE_STORE)
+		fuse_teardown();
 
-	printf("mode=%s pages=%ld passes=%ld migrated=%ld move_failed=%ld reads=%ld hog_rounds=%ld epoch=%llu sigbus=%ld early=%ld violations=%ld",
+	printf("mode=%s pages=%ld passes=%ld migrated=%ld move_failed=%ld reads=%ld hog_rounds=%ld epoch=%llu sigbus=%ld early=%ld uffd_moved=%ld violations=%ld",
 	       mode_names[mode], npages, (long)npasses, (long)migrated,
 	       (long)moves_failed, (long)reads, (long)hogged,
 	       (unsigned long long)shm->epoch, (long)sigbus, (long)early,
-	       (long)violations);
+	       (long)moves, (long)violations);
 	if (violations)
 		printf(" first_bad=%#llx expected=%#llx",
 		       (unsigned long long)first_bad,
