@@ -69,6 +69,9 @@ must module-debug make -s -C "$kp" M="$dbg" LUF_DEBUG=1 modules
 warn=$build/warnmod
 rm -rf "$warn" && mkdir -p "$warn" && cp tests/guest/warnmod/* "$warn/"
 must module-warn make -s -C "$kp" M="$warn" modules
+amod=$build/atomicmod
+rm -rf "$amod" && mkdir -p "$amod" && cp tests/bench/atomicmod/* "$amod/"
+must module-atomic make -s -C "$kp" M="$amod" modules
 
 step "guest binaries"
 must tools make -s tools
@@ -114,7 +117,7 @@ fi
 step "initramfs"
 must initramfs tests/initramfs.sh "$build/initramfs.cpio" "$build/stage" \
 	luf.ko:luf.ko "$abi/luf.ko:luf-abi999.ko" "$dbg/luf.ko:luf-debug.ko" \
-	"$warn/warn_on_load.ko:warn_on_load.ko" \
+	"$warn/warn_on_load.ko:warn_on_load.ko" "$amod/luf_atomic.ko:luf_atomic.ko" \
 	"$build/guest/.:bin" "$build/tools/.:bin" "$build/selftests/.:selftests" \
 	"$modroot/lib/modules:/lib/modules"
 

@@ -135,7 +135,8 @@ static inline void bench_trace(int on)
 struct bench_counters {
 	long tlb_ipis, remote_flush, remote_flush_received, local_flush_all,
 	     local_flush_one, pgmigrate, pgdemote, pgpromote, pgscan, luf_ipis,
-	     luf_flushes, luf_tagged, luf_flush_age, luf_flush_alloc;
+	     luf_flushes, luf_tagged, luf_flush_age, luf_flush_alloc,
+	     luf_flush_file_write;
 	/* this process (all threads): faults, context switches, CPU time */
 	long minflt, csw;
 	double utime, stime;
@@ -195,6 +196,7 @@ static inline void bench_read(struct bench_counters *c)
 	c->luf_tagged = bench_kv(luf, "pages_tagged");
 	c->luf_flush_age = bench_kv(luf, "flush_age");
 	c->luf_flush_alloc = bench_kv(luf, "flush_alloc");
+	c->luf_flush_file_write = bench_kv(luf, "flush_file_write");
 	bench_cpu(c);
 	{
 		struct rusage ru;
@@ -220,7 +222,7 @@ static inline void bench_print_deltas(const struct bench_counters *a,
 	D(tlb_ipis); D(remote_flush); D(remote_flush_received);
 	D(local_flush_all); D(local_flush_one); D(pgmigrate); D(pgdemote);
 	D(pgpromote); D(pgscan); D(luf_ipis); D(luf_flushes); D(luf_tagged);
-	D(luf_flush_age); D(luf_flush_alloc);
+	D(luf_flush_age); D(luf_flush_alloc); D(luf_flush_file_write);
 	D(minflt); D(csw);
 #undef D
 	printf(" utime=%.3f stime=%.3f", b->utime - a->utime, b->stime - a->stime);

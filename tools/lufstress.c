@@ -346,7 +346,7 @@ static void pageouter(void)
 		pthread_mutex_lock(&pageout_lock);
 		atomic_fetch_add(&shm->pass_started, 1);
 		rc = madvise(area, npages * page_size, MADV_PAGEOUT);
-		/* The pass's TLB flushes, deferred or not, are done or queued. */
+		/* The pass's TLB flushes are done or deferred. */
 		atomic_fetch_add(&shm->pass_done, 1);
 		pthread_mutex_unlock(&pageout_lock);
 		if (rc)

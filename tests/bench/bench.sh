@@ -2,7 +2,7 @@
 # make bench (and make demo): build the release kernels, boot the two-tier
 # guest and run the benchmarks, then write the report.
 #
-#   tests/bench/bench.sh [all|demo|alloc]
+#   tests/bench/bench.sh [all|demo|alloc|collateral]
 #
 # all (make bench): three boots, each a fresh guest of the same shape:
 #   vanilla  allocbench                                  (baseline kernel)
@@ -10,9 +10,13 @@
 #   patched  tierbench file, anon and anon-fork: luf off and on alternating
 #            in the one boot; migbench file, anon and sep: off, on and lazy
 #            (on with max_defer_ms 10000) in rotation
+#   patched  who else pays: tier-file beside a logger, write1 beside
+#            tiering, fragmentation once max_defer_ms has passed, GFP_ATOMIC
+#            bursts right after a demotion: luf off and on alternating
 # demo (make demo): one boot: the tiers and luf's state (t/demo), then
 #   tierbench on the file, luf off and on.
 # alloc: the two allocbench boots of all, alone.
+# collateral: the last boot of all, alone.
 #
 # Repeats: LUF_BENCH_REPS (default 5 for all, 3 for demo), for allocbench
 # LUF_BENCH_ALLOC_REPS (default 5), after one warm-up run of each
@@ -36,7 +40,8 @@ all|alloc) reps=${LUF_BENCH_REPS:-5}
 	# host's clock, as the other benchmarks.
 	icount=${LUF_BENCH_ICOUNT-3} ;;
 demo) reps=${LUF_BENCH_REPS:-3} ;;
-*) echo "usage: bench.sh [all|demo|alloc]" >&2; exit 2 ;;
+collateral) reps=${LUF_BENCH_REPS:-5} ;;
+*) echo "usage: bench.sh [all|demo|alloc|collateral]" >&2; exit 2 ;;
 esac
 build=$top/build
 out=${LUF_BENCH_OUT:-$build/bench/$what-$(date -u +%Y%m%d-%H%M%S)}
@@ -46,11 +51,16 @@ log() { echo "bench: $*" >&2; }
 log "preparing (the first run builds the release kernels; cached after)"
 tests/setup.sh
 kp=$(tests/kernel/build.sh patched release)
-[ "$what" = demo ] || kv=$(tests/kernel/build.sh vanilla release)
+case $what in all|alloc) kv=$(tests/kernel/build.sh vanilla release) ;; esac
 mod=$build/bench-module
 rm -rf "$mod" && mkdir -p "$mod" && cp -r Kbuild module "$mod/"
 make -s -C "$kp" M="$mod" modules >"$out/module.log" 2>&1 ||
 	{ cat "$out/module.log" >&2; exit 1; }
+# The atomic workload's helper module (tests/bench/atomicmod).
+amod=$build/bench-atomicmod
+rm -rf "$amod" && mkdir -p "$amod" && cp tests/bench/atomicmod/* "$amod/"
+make -s -C "$kp" M="$amod" modules >"$out/atomicmod.log" 2>&1 ||
+	{ cat "$out/atomicmod.log" >&2; exit 1; }
 make -s tools
 
 # One boot: bench_boot <name> <kernel build dir> <timeout> <list lines...>
@@ -59,7 +69,8 @@ bench_boot() {
 	shift 3
 	printf '%s\n' "$@" > "$out/lists/$name.list"
 	tests/initramfs.sh "$out/$name.cpio" "$out/stage" \
-		"$mod/luf.ko:luf.ko" "$build/tools/.:bin" \
+		"$mod/luf.ko:luf.ko" "$amod/luf_atomic.ko:luf_atomic.ko" \
+		"$build/tools/.:bin" \
 		"$out/lists/$name.list:$name.list" >/dev/null
 	rm -f "$out/disk.img"
 	truncate -s 1200M "$out/disk.img"
@@ -79,8 +90,15 @@ bench_boot() {
 
 : > "$out/bench.txt"
 start=$(date +%s)
+collateral() {
+	bench_boot collateral "$kp" 5400 \
+		"bench ab tier-file+logger $reps" "bench ab write1+tier $reps" \
+		"bench ab frag $reps" "bench ab atomic $reps"
+}
 if [ "$what" = demo ]; then
 	bench_boot bench-demo "$kp" 1800 demo "bench ab tier-file $reps"
+elif [ "$what" = collateral ]; then
+	collateral
 else
 	# allocbench under -icount: its rate is then pages per instruction
 	# executed, not per host second, which another tenant of the host or
@@ -96,6 +114,7 @@ else
 		"bench configs mig-file $reps off on lazy" \
 		"bench configs mig-anon $reps off on lazy" \
 		"bench configs mig-sep $reps off on lazy"
+	[ "$what" = alloc ] || collateral
 fi
 log "guest runs took $(( $(date +%s) - start ))s"
 

@@ -36,12 +36,22 @@ THROUGHPUT = {
     "mig-anon": ("pages_per_sec", "pages migrated/s"),
     "mig-sep": ("pages_per_sec", "pages migrated/s"),
     "alloc": ("faults_per_sec", "faults/s"),
+    # Collateral cost (issue 10): unrelated writers beside tiering, and
+    # what the allocator has left once luf's flushes are done.
+    "tier-file+logger": ("reads_per_sec", "reads/s"),
+    "write1+tier": ("w1_writes_per_sec", "writes/s"),
+    "frag": ("frag_hi_blocks", "free order-9 blocks"),
+    "atomic": ("atomic_us", "us per burst"),
 }
 # Further metrics compared on/off: the readers' side of migbench.
 SECONDARY = {
     "mig-file": ["reads_per_sec"],
     "mig-anon": ["reads_per_sec"],
     "mig-sep": ["reads_per_sec"],
+    "tier-file+logger": ["luf_flush_file_write", "log_late"],
+    "write1+tier": ["reads_per_sec", "luf_flush_file_write"],
+    "frag": ["thp_pct", "thp_alloc", "compact_success", "frag_free_pages"],
+    "atomic": ["atomic_failed", "atomic_remote", "luf_parked"],
 }
 # Where the IPI-sending flushes came from (tests/guest/t/bench), and the
 # state that explains them.
@@ -238,6 +248,18 @@ def tables(summary, comps):
                        f"{fmt(m.get('luf_flush_age'))} | "
                        f"{fmt(m.get('luf_flush_alloc'))} | "
                        f"{fmt(m.get('idle_pct'))} |")
+    out.append("")
+    out.append("Further metrics of each workload (mean ± stdev):")
+    out.append("")
+    out.append("| benchmark | config | metrics |")
+    out.append("|---|---|---|")
+    for bench, cfgs in summary.items():
+        for cfg, m in cfgs.items():
+            if bench not in SECONDARY:
+                continue
+            out.append(f"| {bench} | {cfg} | " +
+                       ", ".join(f"{k} {fmt(m.get(k))}"
+                                 for k in SECONDARY[bench]) + " |")
     out.append("")
     out.append("| benchmark | metric | other / base | ratio (mean ± stdev) | change |")
     out.append("|---|---|---|---|---|")

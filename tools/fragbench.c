@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fragbench: does luf leave the fast tier fragmented?  Pages whose flush
+ * luf deferred are freed with a tag; the question is whether, once every
+ * flush is done (max_defer_ms later), node 0 has as many high-order free
+ * blocks, and serves as many transparent huge pages, as without luf.
+ *
+ *   fragbench -c -f FILE -s MiB	create FILE (run once, before)
+ *   fragbench -f FILE [-W ms] [-T MiB] [-A pages]
+ *
+ * One run, with all its memory bound to node 0:
+ *  1. drop the page cache and compact node 0, so that every run starts
+ *     from the same state;
+ *  2. read FILE through a read-only mapping (clean, read-only PTEs: what
+ *     luf defers), then migrate every page to node 1 with move_pages(2):
+ *     node 0's copies are freed, with luf's tag when it deferred;
+ *  3. unmap and drop the file, wait -W ms (default 1500: more than luf's
+ *     default max_defer_ms, after which no flush is outstanding);
+ *  4. count node 0's free blocks of order >= 9 (/proc/buddyinfo, in units
+ *     of order 9: hi_blocks) and its free pages;
+ *  5. fault in -T MiB (default 128) of anonymous memory with
+ *     MADV_HUGEPAGE, one touch per 2 MiB, and count the huge pages the
+ *     faults got (thp_fault_alloc, thp_fault_fallback) and the direct
+ *     compactions they ran (compact_stall, compact_success, compact_fail);
+ *     -T 0 skips this step;
+ *  6. with -A: a burst of that many GFP_ATOMIC page allocations on node 0,
+ *     made by the luf_atomic test module (tests/bench/atomicmod), which
+ *     prints what failed and what came from node 1; luf's flush_parked
+ *     counts the tagged pages the burst had to set aside.  With -W 0 the
+ *     burst comes right after the demotion, while its flushes are pending.
+ *
+ * Prints one line of key=value: frag_migrated, frag_hi_blocks,
+ * frag_free_pages, then thp_alloc, thp_fallback, thp_pct, compact_stall,
+ * compact_success, compact_fail (unless -T 0), then atomic_pages,
+ * atomic_failed, atomic_remote, atomic_us, luf_parked (with -A).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+#define MPOL_BIND_	2
+#define HPAGE		(2UL << 20)
+
+static void die(const char *what)
+{
+	fprintf(stderr, "fragbench: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+static void write_file(const char *file, const char *s)
+{
+	int fd = open(file, O_WRONLY);
+
+	if (fd < 0 || write(fd, s, strlen(s)) < 0)
+		die(file);
+	close(fd);
+}
+
+/*
+ * Node 0's free memory from /proc/buddyinfo, all zones: blocks of order
+ * >= 9 counted in order-9 units, and free pages.
+ */
+static void node0_free(long *hi, long *pages)
+{
+	FILE *f = fopen("/proc/buddyinfo", "r");
+	char line[512];
+
+	*hi = *pages = 0;
+	if (!f)
+		die("/proc/buddyinfo");
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line;
+		int node, off, order;
+		long n;
+
+		if (sscanf(p, "Node %d, zone %*s%n", &node, &off) != 1 || node)
+			continue;
+		p += off;
+		for (order = 0; sscanf(p, "%ld%n", &n, &off) == 1; order++) {
+			p += off;
+			*pages += n << order;
+			if (order >= 9)
+				*hi += n << (order - 9);
+		}
+	}
+	fclose(f);
+}
+
+static void create(const char *file, long mib)
+{
+	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	size_t chunk = 1 << 20;
+	char *buf = malloc(chunk);
+	long i;
+
+	if (fd < 0)
+		die(file);
+	for (i = 0; i < mib; i++) {
+		memset(buf, 'a' + i % 26, chunk);
+		if (write(fd, buf, chunk) != (ssize_t)chunk)
+			die("write");
+	}
+	if (fsync(fd))
+		die("fsync");
+	close(fd);
+	free(buf);
+}
+
+/* Read @file in, move it to node 1, drop it.  Returns the pages moved. */
+static long fill_and_migrate(const char *file)
+{
+	long psz = sysconf(_SC_PAGESIZE), n, p, moved;
+	volatile char *m;
+	struct stat st;
+	void **pages;
+	int *nodes, *status;
+	long sum = 0;
+	int fd = open(file, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st))
+		die(file);
+	n = st.st_size / psz;
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	m = mmap(NULL, n * psz, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		die("mmap");
+	pages = calloc(n, sizeof(*pages));
+	nodes = calloc(n, sizeof(*nodes));
+	status = calloc(n, sizeof(*status));
+	for (p = 0; p < n; p++) {
+		sum += m[p * psz];
+		pages[p] = (char *)m + p * psz;
+	}
+	moved = bench_move_all(0, n, pages, nodes, status, 1);
+	if (moved < 0)
+		die("move_pages");
+	munmap((void *)m, n * psz);
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	close(fd);
+	free(pages);
+	free(nodes);
+	free(status);
+	return moved + (sum == 42);
+}
+
+/* Fault in @mib of MADV_HUGEPAGE memory; it is unmapped again after. */
+static void thp_faults(long mib)
+{
+	size_t len = (size_t)mib << 20;
+	char *m = mmap(NULL, len + HPAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *a;
+	size_t off;
+
+	if (m == MAP_FAILED)
+		die("mmap");
+	a = (char *)(((uintptr_t)m + HPAGE - 1) & ~(HPAGE - 1));
+	if (madvise(a, len, MADV_HUGEPAGE))
+		die("madvise(MADV_HUGEPAGE)");
+	for (off = 0; off < len; off += HPAGE)
+		a[off] = 1;
+	munmap(m, len + HPAGE);
+}
+
+/* A burst through the luf_atomic module; prints its result line. */
+static void atomic_burst(long n)
+{
+	const char *f = "/sys/kernel/debug/luf_atomic/burst";
+	const char *luf = "/sys/kernel/debug/luf/stats";
+	long parked = bench_kv(luf, "flush_parked");
+	char buf[256];
+	ssize_t len;
+	int fd;
+
+	snprintf(buf, sizeof(buf), "%ld", n);
+	write_file(f, buf);
+	fd = open(f, O_RDONLY);
+	if (fd < 0 || (len = read(fd, buf, sizeof(buf) - 1)) <= 0)
+		die(f);
+	close(fd);
+	buf[len] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	printf(" %s", buf);
+	/* luf not loaded: -1 (na). */
+	if (parked < 0)
+		printf(" luf_parked=na");
+	else
+		printf(" luf_parked=%ld", bench_kv(luf, "flush_parked") - parked);
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: fragbench -c -f FILE -s MiB\n"
+		"       fragbench -f FILE [-W wait-ms] [-T thp-MiB] [-A pages]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	long mib = 0, wait_ms = 1500, thp_mib = 128, hi, free_pages, moved;
+	long atomic_n = 0;
+	long a0, f0, s0, ok0, fail0;
+	unsigned long node0 = 1;
+	const char *file = NULL;
+	int do_create = 0, c;
+
+	while ((c = getopt(argc, argv, "cf:s:W:T:A:")) != -1) {
+		switch (c) {
+		case 'c':
+			do_create = 1;
+			break;
+		case 'f':
+			file = optarg;
+			break;
+		case 's':
+			mib = atol(optarg);
+			break;
+		case 'W':
+			wait_ms = atol(optarg);
+			break;
+		case 'T':
+			thp_mib = atol(optarg);
+			break;
+		case 'A':
+			atomic_n = atol(optarg);
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc || !file || wait_ms < 0 || thp_mib < 0 ||
+	    atomic_n < 0 ||
+	    (do_create && mib < 1))
+		usage();
+	if (do_create) {
+		create(file, mib);
+		return 0;
+	}
+
+	if (syscall(SYS_set_mempolicy, MPOL_BIND_, &node0, 8 * sizeof(node0)))
+		die("set_mempolicy");
+	sync();
+	write_file("/proc/sys/vm/drop_caches", "3");
+	write_file("/sys/devices/system/node/node0/compact", "1");
+
+	moved = fill_and_migrate(file);
+	usleep(wait_ms * 1000);
+	node0_free(&hi, &free_pages);
+
+	printf("frag_migrated=%ld frag_hi_blocks=%ld frag_free_pages=%ld",
+	       moved, hi, free_pages);
+	if (thp_mib) {
+		a0 = bench_kv("/proc/vmstat", "thp_fault_alloc");
+		f0 = bench_kv("/proc/vmstat", "thp_fault_fallback");
+		s0 = bench_kv("/proc/vmstat", "compact_stall");
+		ok0 = bench_kv("/proc/vmstat", "compact_success");
+		fail0 = bench_kv("/proc/vmstat", "compact_fail");
+		thp_faults(thp_mib);
+		a0 = bench_kv("/proc/vmstat", "thp_fault_alloc") - a0;
+		f0 = bench_kv("/proc/vmstat", "thp_fault_fallback") - f0;
+		printf(" thp_alloc=%ld thp_fallback=%ld thp_pct=%.1f compact_stall=%ld compact_success=%ld compact_fail=%ld",
+		       a0, f0, a0 + f0 ? 100.0 * a0 / (a0 + f0) : 0.0,
+		       bench_kv("/proc/vmstat", "compact_stall") - s0,
+		       bench_kv("/proc/vmstat", "compact_success") - ok0,
+		       bench_kv("/proc/vmstat", "compact_fail") - fail0);
+	}
+	if (atomic_n)
+		atomic_burst(atomic_n);
+	printf("\n");
+	return 0;
+}
