@@ -12,8 +12,13 @@
  *  1. drop the page cache and compact node 0, so that every run starts
  *     from the same state;
  *  2. read FILE through a read-only mapping (clean, read-only PTEs: what
- *     luf defers), then migrate every page to node 1 with move_pages(2):
- *     node 0's copies are freed, with luf's tag when it deferred;
+ *     luf defers; threads on the other CPUs keep reading it, so that the
+ *     unmaps need remote flushes; read in file order, so that neighbouring pages of the
+ *     file are mostly neighbours in memory too), then migrate every other
+ *     page to node 1 with move_pages(2): node 0's copies are freed, with
+ *     luf's tag when it deferred; a child process drops the pages in
+ *     between from the page cache: freed untagged, by a task that deferred
+ *     nothing, right beside the tagged ones;
  *  3. unmap and drop the file, wait -W ms (default 1500: more than luf's
  *     default max_defer_ms, after which no flush is outstanding);
  *  4. count node 0's free blocks of order >= 9 (/proc/buddyinfo, in units
@@ -30,25 +35,33 @@
  *     burst comes right after the demotion, while its flushes are pending.
  *
  * Prints one line of key=value: frag_migrated, frag_hi_blocks,
- * frag_free_pages, then thp_alloc, thp_fallback, thp_pct, compact_stall,
+ * frag_free_pages, luf_tagged (pages luf tagged during step 2), then thp_alloc, thp_fallback, thp_pct, compact_stall,
  * compact_success, compact_fail (unless -T 0), then atomic_pages,
  * atomic_failed, atomic_remote, atomic_us, luf_parked (with -A).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench.h"
 
 #define MPOL_BIND_	2
 #define HPAGE		(2UL << 20)
+#define READERS		3
+
+static volatile char *map;
+static long map_pages, psz;
+static _Atomic int stop;
 
 static void die(const char *what)
 {
@@ -95,6 +108,19 @@ static void node0_free(long *hi, long *pages)
 	fclose(f);
 }
 
+/* Keep the mapping in use on CPU @arg while it is migrated. */
+static void *reader(void *arg)
+{
+	volatile long sum = 0;
+	long p;
+
+	bench_pin((long)arg);
+	while (!atomic_load(&stop))
+		for (p = 0; p < map_pages && !atomic_load(&stop); p += 64)
+			sum += map[p * psz];
+	return NULL;
+}
+
 static void create(const char *file, long mib)
 {
 	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -115,15 +141,20 @@ static void create(const char *file, long mib)
 	free(buf);
 }
 
-/* Read @file in, move it to node 1, drop it.  Returns the pages moved. */
+/*
+ * Read @file in, move its even pages to node 1, have a child drop the odd
+ * ones, drop the rest.  Returns the pages moved.
+ */
 static long fill_and_migrate(const char *file)
 {
-	long psz = sysconf(_SC_PAGESIZE), n, p, moved;
+	long n, p, moved;
+	pthread_t th[READERS];
 	volatile char *m;
 	struct stat st;
 	void **pages;
 	int *nodes, *status;
 	long sum = 0;
+	pid_t child;
 	int fd = open(file, O_RDONLY);
 
 	if (fd < 0 || fstat(fd, &st))
@@ -136,14 +167,31 @@ static long fill_and_migrate(const char *file)
 	pages = calloc(n, sizeof(*pages));
 	nodes = calloc(n, sizeof(*nodes));
 	status = calloc(n, sizeof(*status));
-	for (p = 0; p < n; p++) {
+	for (p = 0; p < n; p++)
 		sum += m[p * psz];
-		pages[p] = (char *)m + p * psz;
-	}
-	moved = bench_move_all(0, n, pages, nodes, status, 1);
+	map = m;
+	map_pages = n;
+	atomic_store(&stop, 0);
+	for (p = 0; p < READERS; p++)
+		pthread_create(&th[p], NULL, reader, (void *)(p + 1));
+	for (p = 0; p < n / 2; p++)
+		pages[p] = (char *)m + 2 * p * psz;
+	moved = bench_move_all(0, n / 2, pages, nodes, status, 1);
 	if (moved < 0)
 		die("move_pages");
+	atomic_store(&stop, 1);
+	for (p = 0; p < READERS; p++)
+		pthread_join(th[p], NULL);
 	munmap((void *)m, n * psz);
+	child = fork();
+	if (child < 0)
+		die("fork");
+	if (child == 0) {
+		for (p = 1; p < n; p += 2)
+			posix_fadvise(fd, p * psz, psz, POSIX_FADV_DONTNEED);
+		_exit(0);
+	}
+	waitpid(child, NULL, 0);
 	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	close(fd);
 	free(pages);
@@ -208,7 +256,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	long mib = 0, wait_ms = 1500, thp_mib = 128, hi, free_pages, moved;
-	long atomic_n = 0;
+	long atomic_n = 0, tagged;
 	long a0, f0, s0, ok0, fail0;
 	unsigned long node0 = 1;
 	const char *file = NULL;
@@ -247,18 +295,26 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
+	psz = sysconf(_SC_PAGESIZE);
 	if (syscall(SYS_set_mempolicy, MPOL_BIND_, &node0, 8 * sizeof(node0)))
 		die("set_mempolicy");
 	sync();
 	write_file("/proc/sys/vm/drop_caches", "3");
 	write_file("/sys/devices/system/node/node0/compact", "1");
 
+	tagged = bench_kv("/sys/kernel/debug/luf/stats", "pages_tagged");
 	moved = fill_and_migrate(file);
+	if (tagged >= 0)
+		tagged = bench_kv("/sys/kernel/debug/luf/stats", "pages_tagged") - tagged;
 	usleep(wait_ms * 1000);
 	node0_free(&hi, &free_pages);
 
 	printf("frag_migrated=%ld frag_hi_blocks=%ld frag_free_pages=%ld",
 	       moved, hi, free_pages);
+	if (tagged < 0)
+		printf(" luf_tagged=na");
+	else
+		printf(" luf_tagged=%ld", tagged);
 	if (thp_mib) {
 		a0 = bench_kv("/proc/vmstat", "thp_fault_alloc");
 		f0 = bench_kv("/proc/vmstat", "thp_fault_fallback");

@@ -16,7 +16,8 @@
 # demo (make demo): one boot: the tiers and luf's state (t/demo), then
 #   tierbench on the file, luf off and on.
 # alloc: the two allocbench boots of all, alone.
-# collateral: the last boot of all, alone.
+# collateral: the last boot of all, alone (LUF_BENCH_COLLATERAL: which of
+# its workloads, by name).
 #
 # Repeats: LUF_BENCH_REPS (default 5 for all, 3 for demo), for allocbench
 # LUF_BENCH_ALLOC_REPS (default 5), after one warm-up run of each
@@ -91,9 +92,12 @@ bench_boot() {
 : > "$out/bench.txt"
 start=$(date +%s)
 collateral() {
-	bench_boot collateral "$kp" 5400 \
-		"bench ab tier-file+logger $reps" "bench ab write1+tier $reps" \
-		"bench ab frag $reps" "bench ab atomic $reps"
+	local w
+	# LUF_BENCH_COLLATERAL: a subset of the four workloads.
+	set -- ${LUF_BENCH_COLLATERAL:-tier-file+logger write1+tier frag atomic}
+	local lines=()
+	for w; do lines+=("bench ab $w $reps"); done
+	bench_boot collateral "$kp" 5400 "${lines[@]}"
 }
 if [ "$what" = demo ]; then
 	bench_boot bench-demo "$kp" 1800 demo "bench ab tier-file $reps"

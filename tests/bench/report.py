@@ -50,8 +50,9 @@ SECONDARY = {
     "mig-sep": ["reads_per_sec"],
     "tier-file+logger": ["luf_flush_file_write", "log_late"],
     "write1+tier": ["reads_per_sec", "luf_flush_file_write"],
-    "frag": ["thp_pct", "thp_alloc", "compact_success", "frag_free_pages"],
-    "atomic": ["atomic_failed", "atomic_remote", "luf_parked"],
+    "frag": ["thp_pct", "thp_alloc", "compact_success", "frag_free_pages",
+             "luf_tagged"],
+    "atomic": ["atomic_failed", "atomic_remote", "luf_parked", "luf_tagged"],
 }
 # Where the IPI-sending flushes came from (tests/guest/t/bench), and the
 # state that explains them.
