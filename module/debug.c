@@ -49,7 +49,7 @@ static void luf_debug_softirq_fn(struct timer_list *t)
 {
 	struct luf_debug_softirq *s = from_timer(s, t, timer);
 
-	luf_contents_changed(LUF_FLUSH_FILE_WRITE);
+	luf_contents_changed(NULL, LUF_FLUSH_FILE_WRITE);
 	if (--s->left)
 		mod_timer(&s->timer, jiffies + msecs_to_jiffies(10));
 	else

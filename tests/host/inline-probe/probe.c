@@ -23,7 +23,9 @@ void luf_probe(struct file *file, struct kiocb *iocb, struct mm_struct *mm,
 	    luf_tag_after(tag, luf_flushed()))
 		luf_check_tag(luf_tag_merge(tag, tag + 1), LUF_FLUSH_ALLOC);
 	luf_flush_all(LUF_FLUSH_ALLOC);
-	luf_contents_changed(LUF_FLUSH_FILE_WRITE);
+	luf_contents_changed(file->f_mapping, LUF_FLUSH_FILE_WRITE);
+	if (luf_space_of(file->f_mapping) == LUF_SPACE_ANY)
+		luf_contents_changed(NULL, LUF_FLUSH_TRUNCATE);
 	file_end_write(file);
 	kiocb_end_write(iocb);
 	luf_wrprotect_begin(mm);
