@@ -143,11 +143,10 @@ vm_verdict() {		# vm_verdict <suite> <rc>
 	fi
 }
 
-# Two guests at a time on this 2-core machine: the patched suite, the long
-# one, beside the short ones (vanilla, init_on_free, harness self-test,
-# softirq mutation) one after the other; the verdicts are read in this order
-# afterwards.  Each guest's 4 vCPUs run on host threads of their own
-# (multi-threaded TCG, tests/vm.sh), so they really run at the same time.
+# Each guest runs single-threaded TCG (tests/vm.sh): one host core.  The
+# patched suite, the long one, runs on one core while the short ones
+# (vanilla, init_on_free, harness self-test, softirq mutation) run one after
+# the other on the other; the verdicts are read in this order afterwards.
 rm -f "$build/disk.img" "$build/xfs.img" "$build/sq.img" "$out"/rc-*
 # A fresh scratch ext4 disk for the tests that need a real filesystem.
 truncate -s 256M "$build/disk.img" && mkfs.ext4 -q -F "$build/disk.img" ||
