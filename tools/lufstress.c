@@ -54,7 +54,10 @@
  *		paused too: each MADV_PAGEOUT pass flushes the young PTEs it
  *		ages, stale ones included.  Only then write the pages back
  *		(writeback's mkclean flushes their addresses too), so that
- *		reclaim can drop them again.
+ *		reclaim can drop them again.  With -s pageout the write waits
+ *		for the first pass after the pause to drop the pages from the
+ *		page cache (see wait_for_window()), and page 0 is rewritten
+ *		unchanged at the end of the pause.
  *   -b		bound by the pass (-s pageout): an old epoch read counts as a
  *		violation only if it began after the reclaim pass that was
  *		under way when the newer epoch was published had ended, else
@@ -153,7 +156,7 @@ struct shared {
 static struct shared *shm;
 static _Atomic long violations, reads, migrated, npasses, moves_failed, hogged;
 static _Atomic uint64_t first_bad, first_bad_expected;
-static _Atomic long sigbus, early, moves;
+static _Atomic long sigbus, early, moves, in_window;
 static long quiet_ms;
 static int pass_bound, use_aio, is_blk;
 static aio_context_t aio_ctx;
@@ -737,6 +740,71 @@ static void uffd_move_all(uint64_t *dst, uint64_t *src)
 	atomic_fetch_add(&moves, npages);
 }
 
+/* How many of the readers' pages are out of the page cache now. */
+static long pages_evicted(void)
+{
+	static unsigned char *vec;
+	long p, n = 0;
+
+	if (!vec)
+		vec = malloc(npages);
+	if (!vec || mincore(area, npages * page_size, vec))
+		die("mincore");
+	for (p = 0; p < npages; p++)
+		n += !(vec[p] & 1);
+	return n;
+}
+
+/*
+ * Write mode with -s pageout: wait until a reclaim pass has dropped the
+ * pages from the page cache and not yet ended, so that the write lands
+ * between the pass's unmap and its flush (or luf's deferral): the race the
+ * pass-bound check (-b) is there for.  Left to chance, the write often
+ * missed that window.  It must also be the first pass after the quiet
+ * time, the one that finds every page mapped: once a pass has deferred,
+ * the readers keep reading through their stale entries without faulting,
+ * the next passes find almost nothing mapped (MADV_PAGEOUT reclaims only
+ * what is mapped), and the write's own trigger flushes everything the
+ * earlier pass deferred, stale entries of the pass in the window with it.
+ * A page leaves the page cache after its PTEs were cleared;
+ * shrink_folio_list() drops the folios one by one, then flushes, and the
+ * write must not dirty a folio the pass has yet to reach (it would keep
+ * it, and flush everything at once).  The count of pages out of the page
+ * cache does not say when the pass is done with them all (readers fault
+ * pages back in meanwhile), so wait 60 ms after the first one left: the
+ * debug core holds the window open for 100 ms after the last one, and in
+ * the emulator the pass drops 32 pages in a few ms, longer when readers
+ * fault pages back in meanwhile (with writes 20 ms in, gather-change's
+ * mutation was caught in about one run in ten).  Gives up after a second
+ * and writes anyway: the check stays valid, the write is just not in the
+ * window (in_window counts those that were).  Returns the pass_done count
+ * of the pass in the window, or -1.
+ */
+static long wait_for_window(void)
+{
+	long seen = -1, base = 0;
+	double t0 = bench_now();
+
+	while (bench_now() - t0 < 1 && !atomic_load(&shm->stop)) {
+		long started = atomic_load(&shm->pass_started);
+		long done = atomic_load(&shm->pass_done);
+
+		if (done == started) {
+			seen = -1;		/* between passes */
+		} else if (started != seen) {
+			seen = started;		/* a pass began: count from here */
+			base = pages_evicted();
+		} else if (pages_evicted() > base) {
+			sleep_ms(60);
+			if (atomic_load(&shm->pass_done) == done)
+				return done;
+			seen = -1;
+		}
+		sleep_ms(1);
+	}
+	return -1;
+}
+
 /* Rewrite all pages with epoch e + 1 through the writer's path, publish. */
 static void *writer(void *arg)
 {
@@ -749,16 +817,39 @@ static void *writer(void *arg)
 		switch (mode) {
 		case M_WRITE:
 			if (quiet_ms) {
+				long done;
+
 				for (p = 0; p < npages; p++)
 					fill_page(buf + p * page_size / 8, p, e);
+				done = pageout ? wait_for_window() : -1;
+
 				write_at(buf, npages * page_size, 0);
+				if (done >= 0 && atomic_load(&shm->pass_done) == done)
+					atomic_fetch_add(&in_window, 1);
 				publish(e);
 				atomic_store(&shm->quiet, 1);
 				sleep_ms(quiet_ms);
+				/*
+				 * -s pageout: rewrite the first page with what
+				 * it holds.  Its end-of-write trigger flushes
+				 * whatever the pass in the window deferred
+				 * (with luf intact, nothing: that pass saw the
+				 * change and flushed), so that the next window
+				 * pass starts with nothing deferred for the
+				 * file.  Else the next write's own trigger
+				 * would flush that older deferral, and with it
+				 * the stale entries of the pass it races with:
+				 * a skipped check at the offer would go
+				 * unnoticed after the first round.
+				 */
+				if (pageout)
+					write_at(buf, page_size, 0);
 				if (fdatasync(fd))
 					die("fdatasync");
 				atomic_store(&shm->quiet, 0);
-				sleep_ms(100);
+				/* With -s pageout, wait_for_window() waits. */
+				if (!pageout)
+					sleep_ms(100);
 				continue;
 			}
 			for (p = 0; p < npages; p++) {
@@ -1087,11 +1178,11 @@ int main(int argc, char **argv)
 	if (mode == M_FUSE_STORE)
 		fuse_teardown();
 
-	printf("mode=%s pages=%ld passes=%ld migrated=%ld move_failed=%ld reads=%ld hog_rounds=%ld epoch=%llu sigbus=%ld early=%ld uffd_moved=%ld violations=%ld",
+	printf("mode=%s pages=%ld passes=%ld migrated=%ld move_failed=%ld reads=%ld hog_rounds=%ld epoch=%llu sigbus=%ld early=%ld in_window=%ld uffd_moved=%ld violations=%ld",
 	       mode_names[mode], npages, (long)npasses, (long)migrated,
 	       (long)moves_failed, (long)reads, (long)hogged,
 	       (unsigned long long)shm->epoch, (long)sigbus, (long)early,
-	       (long)moves, (long)violations);
+	       (long)in_window, (long)moves, (long)violations);
 	if (violations)
 		printf(" first_bad=%#llx expected=%#llx",
 		       (unsigned long long)first_bad,
