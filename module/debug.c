@@ -131,6 +131,72 @@ static int split_check_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(split_check);
 
+/*
+ * The state of the free lists, for the tests of which frees are tagged and
+ * of merging: "free F tagged T unmerged U tagged_frees N".  F free pages, T
+ * of them in blocks whose tag is pending, U pairs of free buddies of the
+ * same order below pageblock_order that did not merge (the buddy allocator
+ * without luf leaves none: it merges on free), N the core's count of frees
+ * that tagged a block.  Walks every zone under its lock: debug kernels
+ * only.
+ */
+struct free_tags {
+	unsigned long free, tagged, unmerged;
+};
+
+static void free_tags_zone(struct zone *zone, struct free_tags *ft)
+{
+	unsigned long pfn = zone->zone_start_pfn;
+	unsigned long end = zone_end_pfn(zone);
+	unsigned long flags;
+
+	spin_lock_irqsave(&zone->lock, flags);
+	while (pfn < end) {
+		struct page *page = pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
+		unsigned long order, bpfn;
+		struct page *buddy;
+
+		if (!page || !PageBuddy(page)) {
+			pfn++;
+			continue;
+		}
+		order = page_private(page);
+		ft->free += 1UL << order;
+		if (luf_debug_pending(page->luf_tag))
+			ft->tagged += 1UL << order;
+		bpfn = pfn ^ (1UL << order);
+		buddy = pfn_valid(bpfn) ? pfn_to_page(bpfn) : NULL;
+		/* Count each pair once, from its lower half. */
+		if (order < pageblock_order && bpfn > pfn && bpfn < end &&
+		    buddy && PageBuddy(buddy) && page_private(buddy) == order)
+			ft->unmerged++;
+		pfn += 1UL << order;
+	}
+	spin_unlock_irqrestore(&zone->lock, flags);
+}
+
+static int free_tags_show(struct seq_file *m, void *v)
+{
+	struct free_tags ft = {};
+	int nid, z;
+
+	/* for_each_populated_zone() needs symbols modules do not get. */
+	for_each_online_node(nid) {
+		for (z = 0; z < MAX_NR_ZONES; z++) {
+			struct zone *zone = &NODE_DATA(nid)->node_zones[z];
+
+			if (populated_zone(zone))
+				free_tags_zone(zone, &ft);
+			cond_resched();
+		}
+	}
+	seq_printf(m, "free %lu tagged %lu unmerged %lu tagged_frees %ld\n",
+		   ft.free, ft.tagged, ft.unmerged,
+		   atomic_long_read(&luf_core.gens->tagged));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(free_tags);
+
 void luf_debug_files(struct dentry *dir)
 {
 	debugfs_create_ulong("debug_skip", 0600, dir, &luf_debug_skip);
@@ -144,4 +210,6 @@ void luf_debug_files(struct dentry *dir)
 			    &softirq_change_fops);
 	debugfs_create_file("debug_split_check", 0400, dir, NULL,
 			    &split_check_fops);
+	debugfs_create_file("debug_free_tags", 0400, dir, NULL,
+			    &free_tags_fops);
 }

@@ -66,7 +66,11 @@
  *		unmap and offer, 8 wait 20 ms between an mprotect-style
  *		write-protection and its flush, 16 hand tagged pages out
  *		first (the LIFO order of a kernel without luf), so that
- *		freed pages are reused at once.  Cleared at unload.
+ *		freed pages are reused at once, 32 flush from any context,
+ *		64 tag every page a task frees while its generation is
+ *		pending (not only the folios it unmapped), 128 keep free
+ *		blocks apart when one's tag is pending and the other's is
+ *		not.  Cleared at unload.
  *   debug_flush_delay_us
  *		busy-wait this long in the flusher's window (luf_flushing
  *		set, batch not yet flushed).
@@ -78,6 +82,10 @@
  *		pending tag through memory_failure() of its second page and
  *		report the tag its head piece kept (the split test; loses
  *		the page).
+ *   debug_free_tags
+ *		read: "free F tagged T unmerged U tagged_frees N": free
+ *		pages, those in blocks with a pending tag, pairs of free
+ *		buddies that did not merge, frees that tagged a block.
  *   debug_softirq_change
  *		write N: call luf_contents_changed() N times from a timer
  *		(softirq), 10 ms apart, as an I/O completion would.

@@ -63,6 +63,8 @@ disk_by_serial() {
 }
 luf_unload() { rmmod luf; }
 luf_loaded() { grep -q '^luf ' /proc/modules; }
+# luf's max_defer_ms (the default when luf is not loaded).
+luf_defer_ms() { cat /sys/kernel/mm/luf/max_defer_ms 2>/dev/null || echo 1000; }
 # Compact memory again and again (the reuse mutation, see t/mutation).
 compact_loop() {
 	while :; do

@@ -32,6 +32,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#define PROG		"precise"
+#include "luftest.h"
+
 #define NPAGES		256
 #define MPOL_MF_MOVE	(1 << 1)
 
@@ -39,46 +42,12 @@ static long psz;
 static volatile char *area;
 static _Atomic int stop;
 
-static void die(const char *what)
-{
-	fprintf(stderr, "precise: %s: %s\n", what, strerror(errno));
-	exit(2);
-}
-
-/* "name value" from a luf debugfs file. */
-static unsigned long luf_value(const char *file, const char *name)
-{
-	char path[128], k[64];
-	unsigned long v, found = 0;
-	int got = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/luf/%s", file);
-	f = fopen(path, "r");
-	if (!f)
-		die(path);
-	while (fscanf(f, "%63s %lu", k, &v) == 2)
-		if (!strcmp(k, name)) {
-			found = v;
-			got = 1;
-		}
-	fclose(f);
-	if (!got) {
-		errno = ENOENT;
-		die(name);
-	}
-	return found;
-}
-
 static void *reader(void *arg)
 {
-	long cpu = (long)arg, p;
+	long p;
 	volatile long sum = 0;
-	cpu_set_t set;
 
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
+	pin((long)arg);
 	while (!atomic_load(&stop))
 		for (p = 0; p < NPAGES; p++)
 			sum += area[p * psz];

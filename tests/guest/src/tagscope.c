@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tagscope: which frees does luf tag?  Only the folios whose flush the
+ * freeing task deferred.  Everything else a task frees while its generation
+ * is pending (here: its own anonymous memory) must go back untagged: a
+ * tagged page skips ahead of nothing, waits for a flush when it is reused
+ * and merges into a block that waits too.
+ *
+ *   tagscope <dir> [anon-MiB]
+ *
+ * Needs the debug build of luf (debug_free_tags: the core's count of frees
+ * that tagged a block) and max_defer_ms raised by the caller.  Maps
+ * <dir>/tagscope read-only and shared, has threads read it on the other
+ * CPUs (so that its unmaps need remote flushes), then:
+ *
+ *  1. moves its pages to node 1: luf defers the flush, and the sources are
+ *     freed tagged (tagged_migration, at least half of them, or the test
+ *     proves nothing);
+ *  2. with that generation still pending, unmaps anon-MiB (default 32) of
+ *     its own anonymous memory: tagged_munmap must stay near 0 (a few frees
+ *     of other tasks' folios may land in the window: at most 64).
+ *
+ * Prints what it saw; exit 0 if only the migrated folios were tagged, 1 if
+ * the munmap's pages were too, 2 on a set-up error (nothing deferred, or
+ * the deferral flushed before the munmap ended).
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define PROG		"tagscope"
+#include "luftest.h"
+
+#define NPAGES		1024
+#define MPOL_MF_MOVE	(1 << 1)
+
+static long psz;
+static volatile char *area;
+static _Atomic int stop;
+
+static void *reader(void *arg)
+{
+	volatile long sum = 0;
+	long p;
+
+	pin((long)arg);
+	while (!atomic_load(&stop))
+		for (p = 0; p < NPAGES; p++)
+			sum += area[p * psz];
+	return NULL;
+}
+
+static long tagged_frees(void)
+{
+	return luf_value("debug_free_tags", "tagged_frees");
+}
+
+int main(int argc, char **argv)
+{
+	long anon_mib = argc > 2 ? atol(argv[2]) : 32, ncpu, moved = 0, p;
+	long t0, t1, t2, nreaders, i;
+	unsigned long deferred;
+	int nodes[NPAGES], status[NPAGES], fd, pending;
+	void *pages[NPAGES];
+	pthread_t th[8];
+	char path[4096], *buf, *anon;
+
+	if (argc < 2 || argc > 3 || anon_mib < 1) {
+		fprintf(stderr, "usage: tagscope <dir> [anon-MiB]\n");
+		return 2;
+	}
+	psz = sysconf(_SC_PAGESIZE);
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if (ncpu < 2) {
+		fprintf(stderr, "tagscope: needs 2 CPUs\n");
+		return 2;
+	}
+	nreaders = ncpu - 1 > 8 ? 8 : ncpu - 1;
+	pin(0);
+	snprintf(path, sizeof(path), "%s/tagscope", argv[1]);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	buf = calloc(NPAGES, psz);
+	if (fd < 0 || !buf)
+		die(path);
+	memset(buf, 'a', NPAGES * psz);
+	if (pwrite(fd, buf, NPAGES * psz, 0) != NPAGES * psz)
+		die("pwrite");
+	area = mmap(NULL, NPAGES * psz, PROT_READ, MAP_SHARED, fd, 0);
+	anon = mmap(NULL, anon_mib << 20, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area == MAP_FAILED || anon == MAP_FAILED)
+		die("mmap");
+	/* Small pages: a THP would be freed whole, one tag or none. */
+	madvise(anon, anon_mib << 20, MADV_NOHUGEPAGE);
+	memset(anon, 1, anon_mib << 20);
+	for (i = 0; i < nreaders; i++)
+		pthread_create(&th[i], NULL, reader, (void *)(i + 1));
+	usleep(200000);
+
+	t0 = tagged_frees();
+	for (p = 0; p < NPAGES; p++) {
+		pages[p] = (char *)area + p * psz;
+		nodes[p] = 1;
+	}
+	if (syscall(SYS_move_pages, 0, NPAGES, pages, nodes, status,
+		    MPOL_MF_MOVE) < 0)
+		die("move_pages");
+	for (p = 0; p < NPAGES; p++)
+		moved += status[p] == 1;
+	deferred = luf_value("state", "gen_deferred");
+	t1 = tagged_frees();
+	if (munmap(anon, anon_mib << 20))
+		die("munmap");
+	t2 = tagged_frees();
+	pending = (long)(luf_value("state", "gen_flushed") - deferred) < 0;
+	atomic_store(&stop, 1);
+	for (i = 0; i < nreaders; i++)
+		pthread_join(th[i], NULL);
+	unlink(path);
+
+	printf("migrated %ld tagged_migration %ld munmapped_pages %ld tagged_munmap %ld generation %s\n",
+	       moved, t1 - t0, (anon_mib << 20) / psz, t2 - t1,
+	       pending ? "still pending" : "flushed");
+	if (moved < NPAGES / 2 || t1 - t0 < moved / 2) {
+		fprintf(stderr, "tagscope: the migration deferred too little to tell\n");
+		return 2;
+	}
+	if (!pending) {
+		fprintf(stderr, "tagscope: the deferral was flushed before the munmap ended\n");
+		return 2;
+	}
+	if (t2 - t1 > 64) {
+		printf("too wide: the task's own munmap was tagged\n");
+		return 1;
+	}
+	return 0;
+}
