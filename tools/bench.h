@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the tools share: pinning, one move_pages(2) pass, and the counters
+ * What the tools share: pinning, one move_pages(2) pass, creating a data
+ * file, and the counters
  * the benchmarks read around their measured phase, so that set-up and
  * warm-up are left out (the TLB-shootdown interrupt line, vmstat, luf's
  * debugfs counters, this process's faults and CPU time).
@@ -11,6 +12,7 @@
 #define LUF_TOOLS_BENCH_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,35 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+
+/*
+ * Create @path with @mib MiB, each MiB filled by @fill (@i: which MiB),
+ * and write it back.  Returns 0, or -1 with errno set.
+ */
+static inline int bench_create(const char *path, long mib,
+			       void (*fill)(void *buf, size_t len, long i,
+					    void *arg),
+			       void *arg)
+{
+	size_t chunk = 1 << 20;
+	char *buf = malloc(chunk);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), rc = -1;
+	long i;
+
+	if (fd < 0 || !buf)
+		goto out;
+	for (i = 0; i < mib; i++) {
+		fill(buf, chunk, i, arg);
+		if (write(fd, buf, chunk) != (ssize_t)chunk)
+			goto out;
+	}
+	rc = fsync(fd);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return rc;
+}
 
 /* Run the calling thread on CPU @cpu, modulo the CPUs online. */
 static inline void bench_pin(long cpu)

@@ -121,24 +121,16 @@ static void *reader(void *arg)
 	return NULL;
 }
 
+/* One letter per MiB. */
+static void fill_letter(void *buf, size_t len, long i, void *arg)
+{
+	memset(buf, 'a' + i % 26, len);
+}
+
 static void create(const char *file, long mib)
 {
-	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	size_t chunk = 1 << 20;
-	char *buf = malloc(chunk);
-	long i;
-
-	if (fd < 0)
+	if (bench_create(file, mib, fill_letter, NULL))
 		die(file);
-	for (i = 0; i < mib; i++) {
-		memset(buf, 'a' + i % 26, chunk);
-		if (write(fd, buf, chunk) != (ssize_t)chunk)
-			die("write");
-	}
-	if (fsync(fd))
-		die("fsync");
-	close(fd);
-	free(buf);
 }
 
 /*

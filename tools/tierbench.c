@@ -106,25 +106,22 @@ static void *reader(void *arg)
 	return NULL;
 }
 
+/* Pseudo-random contents, the same for the same seed. */
+static void fill_random(void *buf, size_t len, long i, void *arg)
+{
+	uint64_t *w = buf, *s = arg;
+	size_t k;
+
+	for (k = 0; k < len / 8; k++)
+		w[k] = next(s);
+}
+
 static void create(const char *path, long mib)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	size_t chunk = 1 << 20;
-	uint64_t *buf = malloc(chunk), s = seed;
-	long i, k;
+	uint64_t s = seed;
 
-	if (fd < 0)
+	if (bench_create(path, mib, fill_random, &s))
 		die(path);
-	for (i = 0; i < mib; i++) {
-		for (k = 0; k < (long)(chunk / 8); k++)
-			buf[k] = next(&s);
-		if (write(fd, buf, chunk) != (ssize_t)chunk)
-			die("write");
-	}
-	if (fsync(fd))
-		die("fsync");
-	close(fd);
-	free(buf);
 }
 
 static void usage(void)
