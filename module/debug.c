@@ -141,7 +141,7 @@ DEFINE_SHOW_ATTRIBUTE(split_check);
  * only.
  */
 struct free_tags {
-	unsigned long free, tagged, unmerged;
+	unsigned long free, tagged, unmerged, counted;
 };
 
 static void free_tags_zone(struct zone *zone, struct free_tags *ft)
@@ -172,6 +172,8 @@ static void free_tags_zone(struct zone *zone, struct free_tags *ft)
 			ft->unmerged++;
 		pfn += 1UL << order;
 	}
+	if (luf_debug_pending(zone->luf_tagged_gen))
+		ft->counted += zone->luf_tagged;
 	spin_unlock_irqrestore(&zone->lock, flags);
 }
 
@@ -190,9 +192,9 @@ static int free_tags_show(struct seq_file *m, void *v)
 			cond_resched();
 		}
 	}
-	seq_printf(m, "free %lu tagged %lu unmerged %lu tagged_frees %ld\n",
+	seq_printf(m, "free %lu tagged %lu unmerged %lu tagged_frees %ld counted %lu\n",
 		   ft.free, ft.tagged, ft.unmerged,
-		   atomic_long_read(&luf_core.gens->tagged));
+		   atomic_long_read(&luf_core.gens->tagged), ft.counted);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(free_tags);

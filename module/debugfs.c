@@ -27,6 +27,7 @@ static const char *const luf_stat_names[NR_LUF_STATS] = {
 	[LUF_STAT_FLUSH + LUF_FLUSH_PARKED]	= "flush_parked",
 	[LUF_STAT_FLUSH + LUF_FLUSH_MPROTECT]	= "flush_mprotect",
 	[LUF_STAT_FLUSH + LUF_FLUSH_CHANGED]	= "flush_changed",
+	[LUF_STAT_FLUSH + LUF_FLUSH_RESERVE]	= "flush_reserve",
 	[LUF_STAT_FLUSH + LUF_FLUSH_AGE]	= "flush_age",
 	[LUF_STAT_FLUSH + LUF_FLUSH_LIMIT]	= "flush_limit",
 	[LUF_STAT_FLUSH + LUF_FLUSH_DISABLE]	= "flush_disable",

@@ -304,11 +304,22 @@ unsigned long luf_get_sources(void)
 	return READ_ONCE(luf_sources);
 }
 
+/* The core reads the reserve from luf_gens; see luf.h. */
+unsigned int luf_reserve = 100;
+
+void luf_set_reserve(unsigned int pct)
+{
+	WRITE_ONCE(luf_reserve, pct);
+	WRITE_ONCE(luf_core.gens->reserve, pct);
+}
+
 /* Generations continue where an earlier instance of the module stopped. */
 void luf_defer_init(void)
 {
 	struct luf_gens *gens = luf_core.gens;
 	unsigned long last = gens->flushed;
+
+	luf_set_reserve(luf_reserve);
 
 	if (luf_after(gens->deferred, last))
 		last = gens->deferred;

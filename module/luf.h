@@ -21,6 +21,13 @@
  *			page migration (NUMA tiering, move_pages, compaction).
  *   reclaim		0 or 1, default 1.  Defer flushes of unmaps done by
  *			reclaim.
+ *   reserve		0..1000, default 100.  Each zone keeps its free pages
+ *			that wait for no flush above this percentage of its
+ *			min watermark: below it, a worker completes the
+ *			outstanding flushes, so that allocations that cannot
+ *			flush (GFP_ATOMIC) find pages that need none.  0: no
+ *			reserve (such allocations set tagged pages aside and
+ *			take others: flush_parked).
  *
  * debugfs, /sys/kernel/debug/luf/ (inspection, read-only):
  *
@@ -36,10 +43,12 @@
  *		  refused_kept		... unmapped but kept by reclaim
  *		  flush_<reason>	flushes done, by what asked: alloc, write,
  *					file_write, truncate, put, parked,
- *					mprotect, changed (core triggers; changed:
- *					a content change overlapped the unmap of
- *					the batch being offered), age, limit,
- *					disable (module)
+ *					mprotect, changed, reserve (core
+ *					triggers; changed: a content change
+ *					overlapped the unmap of the batch being
+ *					offered; reserve: a zone's untagged free
+ *					pages fell below the reserve), age,
+ *					limit, disable (module)
  *		  flush_mm		flushes of one mm's batched unmaps (a
  *					private mapping became writable)
  *		  flushes		flushes of the deferred batch
@@ -55,7 +64,8 @@
  *
  *   debug_skip	bitmask of flush reasons (bit n: the n-th flush_<reason>
  *		above: 0 alloc, 1 write, 2 file_write, 3 truncate, 4 put,
- *		5 parked, 6 mprotect, 7 changed, 8 age, 9 limit, 10 disable)
+ *		5 parked, 6 mprotect, 7 changed, 8 reserve, 9 age, 10 limit,
+ *		11 disable)
  *		whose flush requests are ignored; bit 1 also skips flush_mm.
  *		Breaks luf on purpose, so that tests can show they catch
  *		stale TLB entries.
@@ -70,7 +80,8 @@
  *		64 tag every page a task frees while its generation is
  *		pending (not only the folios it unmapped), 128 keep free
  *		blocks apart when one's tag is pending and the other's is
- *		not.  Cleared at unload.
+ *		not, 256 make a bulk allocation that may sleep park the
+ *		tagged pages it meets.  Cleared at unload.
  *   debug_flush_delay_us
  *		busy-wait this long in the flusher's window (luf_flushing
  *		set, batch not yet flushed).
@@ -83,9 +94,11 @@
  *		report the tag its head piece kept (the split test; loses
  *		the page).
  *   debug_free_tags
- *		read: "free F tagged T unmerged U tagged_frees N": free
- *		pages, those in blocks with a pending tag, pairs of free
- *		buddies that did not merge, frees that tagged a block.
+ *		read: "free F tagged T unmerged U tagged_frees N counted C":
+ *		free pages, those in blocks with a pending tag, pairs of
+ *		free buddies that did not merge, frees that tagged a block,
+ *		and the zones' own count of pending free pages (the
+ *		reserve's estimate: never below T).
  *   debug_softirq_change
  *		write N: call luf_contents_changed() N times from a timer
  *		(softirq), 10 ms apart, as an I/O completion would.
@@ -157,6 +170,8 @@ static inline void luf_stat_add(enum luf_stat_item item, u64 n)
 
 /* Knobs, read with READ_ONCE(). */
 extern unsigned int luf_max_defer_ms;
+extern unsigned int luf_reserve;
+void luf_set_reserve(unsigned int pct);
 extern unsigned int luf_max_pages;
 extern unsigned long luf_debug_skip;
 extern unsigned long luf_debug_defer_delay_us;

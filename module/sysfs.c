@@ -49,6 +49,7 @@ struct luf_knob {
 	unsigned int *var;		/* or NULL: a source switch */
 	unsigned int min, max;
 	unsigned int source;
+	void (*set)(unsigned int val);	/* or NULL: store to var */
 };
 
 #define to_luf_knob(a) container_of(a, struct luf_knob, attr)
@@ -72,7 +73,9 @@ static ssize_t knob_store(struct kobject *kobj, struct kobj_attribute *attr,
 
 	if (luf_parse_uint(buf, k->min, k->max, &val))
 		return -EINVAL;
-	if (k->var)
+	if (k->set)
+		k->set(val);
+	else if (k->var)
 		WRITE_ONCE(*k->var, val);
 	else if (val)
 		luf_set_sources(luf_get_sources() | BIT(k->source));
@@ -90,6 +93,8 @@ static struct luf_knob luf_knobs[] = {
 	  NULL, 0, 1, LUF_SRC_MIGRATION },
 	{ __ATTR(reclaim, 0644, knob_show, knob_store),
 	  NULL, 0, 1, LUF_SRC_RECLAIM },
+	{ __ATTR(reserve, 0644, knob_show, knob_store),
+	  &luf_reserve, 0, 1000, 0, luf_set_reserve },
 };
 
 static struct attribute *luf_attrs[] = {
@@ -98,6 +103,7 @@ static struct attribute *luf_attrs[] = {
 	&luf_knobs[1].attr.attr,
 	&luf_knobs[2].attr.attr,
 	&luf_knobs[3].attr.attr,
+	&luf_knobs[4].attr.attr,
 	NULL,
 };
 

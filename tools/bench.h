@@ -167,7 +167,7 @@ struct bench_counters {
 	long tlb_ipis, remote_flush, remote_flush_received, local_flush_all,
 	     local_flush_one, pgmigrate, pgdemote, pgpromote, pgscan, luf_ipis,
 	     luf_flushes, luf_tagged, luf_flush_age, luf_flush_alloc,
-	     luf_flush_file_write;
+	     luf_flush_file_write, luf_flush_reserve;
 	/* this process (all threads): faults, context switches, CPU time */
 	long minflt, csw;
 	double utime, stime;
@@ -228,6 +228,7 @@ static inline void bench_read(struct bench_counters *c)
 	c->luf_flush_age = bench_kv(luf, "flush_age");
 	c->luf_flush_alloc = bench_kv(luf, "flush_alloc");
 	c->luf_flush_file_write = bench_kv(luf, "flush_file_write");
+	c->luf_flush_reserve = bench_kv(luf, "flush_reserve");
 	bench_cpu(c);
 	{
 		struct rusage ru;
@@ -254,6 +255,7 @@ static inline void bench_print_deltas(const struct bench_counters *a,
 	D(local_flush_all); D(local_flush_one); D(pgmigrate); D(pgdemote);
 	D(pgpromote); D(pgscan); D(luf_ipis); D(luf_flushes); D(luf_tagged);
 	D(luf_flush_age); D(luf_flush_alloc); D(luf_flush_file_write);
+	D(luf_flush_reserve);
 	D(minflt); D(csw);
 #undef D
 	printf(" utime=%.3f stime=%.3f", b->utime - a->utime, b->stime - a->stime);

@@ -28,16 +28,19 @@
  *     faults got (thp_fault_alloc, thp_fault_fallback) and the direct
  *     compactions they ran (compact_stall, compact_success, compact_fail);
  *     -T 0 skips this step;
- *  6. with -A: a burst of that many GFP_ATOMIC page allocations on node 0,
- *     made by the luf_atomic test module (tests/bench/atomicmod), which
- *     prints what failed and what came from node 1; luf's flush_parked
- *     counts the tagged pages the burst had to set aside.  With -W 0 the
- *     burst comes right after the demotion, while its flushes are pending.
+ *  6. with -A: a burst of that many GFP_ATOMIC page allocations on node 0
+ *     (-A N% for N percent of the free pages counted in step 4), made by
+ *     the luf_atomic test module (tests/bench/atomicmod), which prints what
+ *     failed and what came from node 1; luf's flush_parked counts the times
+ *     the burst had to set tagged pages aside, flush_reserve the flushes
+ *     the reserve started.  With -W 0 the burst comes right after the
+ *     demotion, while its flushes are pending.
  *
  * Prints one line of key=value: frag_migrated, frag_hi_blocks,
  * frag_free_pages, luf_tagged (pages luf tagged during step 2), then thp_alloc, thp_fallback, thp_pct, compact_stall,
  * compact_success, compact_fail (unless -T 0), then atomic_pages,
- * atomic_failed, atomic_remote, atomic_us, luf_parked (with -A).
+ * atomic_failed, atomic_remote, atomic_us, luf_parked, luf_reserve (with
+ * -A; the last two count from the start of the run).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -212,11 +215,10 @@ static void thp_faults(long mib)
 }
 
 /* A burst through the luf_atomic module; prints its result line. */
-static void atomic_burst(long n)
+static void atomic_burst(long n, long parked, long reserve)
 {
 	const char *f = "/sys/kernel/debug/luf_atomic/burst";
 	const char *luf = "/sys/kernel/debug/luf/stats";
-	long parked = bench_kv(luf, "flush_parked");
 	char buf[256];
 	ssize_t len;
 	int fd;
@@ -235,20 +237,27 @@ static void atomic_burst(long n)
 		printf(" luf_parked=na");
 	else
 		printf(" luf_parked=%ld", bench_kv(luf, "flush_parked") - parked);
+	if (reserve < 0)
+		printf(" luf_reserve=na");
+	else
+		printf(" luf_reserve=%ld",
+		       bench_kv(luf, "flush_reserve") - reserve);
 }
 
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: fragbench -c -f FILE -s MiB\n"
-		"       fragbench -f FILE [-W wait-ms] [-T thp-MiB] [-A pages]\n");
+		"       fragbench -f FILE [-W wait-ms] [-T thp-MiB] [-A pages|pct%%]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	long mib = 0, wait_ms = 1500, thp_mib = 128, hi, free_pages, moved;
-	long atomic_n = 0, tagged;
+	long atomic_n = 0, tagged, parked, reserve;
+	int atomic_pct = 0;
+	char *end;
 	long a0, f0, s0, ok0, fail0;
 	unsigned long node0 = 1;
 	const char *file = NULL;
@@ -272,14 +281,18 @@ int main(int argc, char **argv)
 			thp_mib = atol(optarg);
 			break;
 		case 'A':
-			atomic_n = atol(optarg);
+			atomic_n = strtol(optarg, &end, 10);
+			if (*end == '%' && !end[1])
+				atomic_pct = 1;
+			else if (*end || end == optarg)
+				usage();
 			break;
 		default:
 			usage();
 		}
 	}
 	if (optind != argc || !file || wait_ms < 0 || thp_mib < 0 ||
-	    atomic_n < 0 ||
+	    atomic_n < 0 || (atomic_pct && atomic_n > 100) ||
 	    (do_create && mib < 1))
 		usage();
 	if (do_create) {
@@ -295,6 +308,8 @@ int main(int argc, char **argv)
 	write_file("/sys/devices/system/node/node0/compact", "1");
 
 	tagged = bench_kv("/sys/kernel/debug/luf/stats", "pages_tagged");
+	parked = bench_kv("/sys/kernel/debug/luf/stats", "flush_parked");
+	reserve = bench_kv("/sys/kernel/debug/luf/stats", "flush_reserve");
 	moved = fill_and_migrate(file);
 	if (tagged >= 0)
 		tagged = bench_kv("/sys/kernel/debug/luf/stats", "pages_tagged") - tagged;
@@ -322,8 +337,10 @@ int main(int argc, char **argv)
 		       bench_kv("/proc/vmstat", "compact_success") - ok0,
 		       bench_kv("/proc/vmstat", "compact_fail") - fail0);
 	}
+	if (atomic_pct)
+		atomic_n = free_pages * atomic_n / 100;
 	if (atomic_n)
-		atomic_burst(atomic_n);
+		atomic_burst(atomic_n, parked, reserve);
 	printf("\n");
 	return 0;
 }

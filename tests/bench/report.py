@@ -52,7 +52,8 @@ SECONDARY = {
     "write1+tier": ["reads_per_sec", "luf_flush_file_write"],
     "frag": ["thp_pct", "thp_alloc", "compact_success", "frag_free_pages",
              "luf_tagged"],
-    "atomic": ["atomic_failed", "atomic_remote", "luf_parked", "luf_tagged"],
+    "atomic": ["atomic_failed", "atomic_remote", "luf_parked", "luf_reserve",
+               "luf_tagged"],
 }
 # Where the IPI-sending flushes came from (tests/guest/t/bench), and the
 # state that explains them.
@@ -236,8 +237,8 @@ def tables(summary, comps):
                "how idle the vCPUs were:")
     out.append("")
     out.append("| benchmark | config | " + " | ".join(o[4:] for o in ORIGINS) +
-               " | luf flushes | by age | on reuse | idle % |")
-    out.append("|---|---|" + "---|" * (len(ORIGINS) + 4))
+               " | luf flushes | by age | on reuse | reserve | idle % |")
+    out.append("|---|---|" + "---|" * (len(ORIGINS) + 5))
     for bench, cfgs in summary.items():
         for cfg, m in cfgs.items():
             if cfg.startswith("vanilla") or bench == "alloc":
@@ -248,6 +249,7 @@ def tables(summary, comps):
                        f" | {fmt(m.get('luf_flushes'))} | "
                        f"{fmt(m.get('luf_flush_age'))} | "
                        f"{fmt(m.get('luf_flush_alloc'))} | "
+                       f"{fmt(m.get('luf_flush_reserve'))} | "
                        f"{fmt(m.get('idle_pct'))} |")
     out.append("")
     out.append("Further metrics of each workload (mean ± stdev):")

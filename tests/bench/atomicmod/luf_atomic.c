@@ -9,6 +9,13 @@
  * gives the last burst's "atomic_pages=N atomic_failed=F atomic_remote=R
  * atomic_us=T": pages asked for, allocations that failed, pages that came
  * from another node than node 0, and the time the allocations took.
+ *
+ * Writing N to /sys/kernel/debug/luf_atomic/bulk makes one
+ * alloc_pages_bulk_array_node() call for N pages on node 0, with
+ * GFP_HIGHUSER_MOVABLE: an allocation that may sleep, from the free lists
+ * that page-cache pages go back to.  Reading it gives "bulk_pages=N
+ * bulk_got=G": what the call returned (it may return fewer than asked).
+ * The tests of luf's flush in alloc_pages_bulk() use it.
  */
 
 #include <linux/debugfs.h>
@@ -26,6 +33,7 @@
 static struct dentry *dir;
 static DEFINE_MUTEX(burst_lock);
 static unsigned long last_pages, last_failed, last_remote, last_us;
+static unsigned long bulk_pages, bulk_got;
 
 static int burst(unsigned long n)
 {
@@ -89,6 +97,53 @@ static ssize_t burst_read(struct file *file, char __user *buf, size_t len,
 	return simple_read_from_buffer(buf, len, ppos, s, n);
 }
 
+static ssize_t bulk_write(struct file *file, const char __user *buf,
+			  size_t len, loff_t *ppos)
+{
+	struct page **pages;
+	unsigned long n, got, i;
+	int err;
+
+	err = kstrtoul_from_user(buf, len, 0, &n);
+	if (err)
+		return err;
+	if (!n || n > MAX_BURST)
+		return -EINVAL;
+	pages = vcalloc(n, sizeof(*pages));
+	if (!pages)
+		return -ENOMEM;
+	got = alloc_pages_bulk_array_node(GFP_HIGHUSER_MOVABLE, 0, n, pages);
+	for (i = 0; i < n; i++)
+		if (pages[i])
+			__free_page(pages[i]);
+	vfree(pages);
+	mutex_lock(&burst_lock);
+	bulk_pages = n;
+	bulk_got = got;
+	mutex_unlock(&burst_lock);
+	return len;
+}
+
+static ssize_t bulk_read(struct file *file, char __user *buf, size_t len,
+			 loff_t *ppos)
+{
+	char s[64];
+	int n;
+
+	mutex_lock(&burst_lock);
+	n = scnprintf(s, sizeof(s), "bulk_pages=%lu bulk_got=%lu\n",
+		      bulk_pages, bulk_got);
+	mutex_unlock(&burst_lock);
+	return simple_read_from_buffer(buf, len, ppos, s, n);
+}
+
+static const struct file_operations bulk_fops = {
+	.owner = THIS_MODULE,
+	.read = bulk_read,
+	.write = bulk_write,
+	.llseek = default_llseek,
+};
+
 static const struct file_operations burst_fops = {
 	.owner = THIS_MODULE,
 	.read = burst_read,
@@ -100,6 +155,7 @@ static int __init luf_atomic_init(void)
 {
 	dir = debugfs_create_dir("luf_atomic", NULL);
 	debugfs_create_file("burst", 0600, dir, NULL, &burst_fops);
+	debugfs_create_file("bulk", 0600, dir, NULL, &bulk_fops);
 	return 0;
 }
 

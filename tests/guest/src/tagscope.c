@@ -7,6 +7,7 @@
  * and merges into a block that waits too.
  *
  *   tagscope <dir> [anon-MiB]
+ *   tagscope <dir> bulk
  *
  * Needs the debug build of luf (debug_free_tags: the core's count of frees
  * that tagged a block) and max_defer_ms raised by the caller.  Maps
@@ -23,6 +24,15 @@
  * Prints what it saw; exit 0 if only the migrated folios were tagged, 1 if
  * the munmap's pages were too, 2 on a set-up error (nothing deferred, or
  * the deferral flushed before the munmap ended).
+ *
+ * With "bulk", step 2 is instead one alloc_pages_bulk() call for 64 pages
+ * of node 0 that may sleep, on CPU 0 where the migrated folios were freed
+ * (through the luf_atomic test module; the caller has the debug build hand
+ * tagged pages out first, so the call meets one).  Such a call must flush
+ * and keep the page (flush_alloc) and fill the rest of the array, not set
+ * the page aside for a worker and return a single page from its fallback:
+ * exit 0 if it flushed in place and went on, 1 if it parked, 2 if it met
+ * no tagged page.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -59,9 +69,65 @@ static long tagged_frees(void)
 	return luf_value("debug_free_tags", "tagged_frees");
 }
 
+/*
+ * One bulk allocation through luf_atomic, right after the migration: the
+ * counters are read and the file opened before it, so that no page fault
+ * of this task takes the tagged page first.  Prints what luf did.
+ */
+static int bulk_fd = -1;
+static long bulk_alloc0, bulk_parked0;
+
+static void bulk_prepare(void)
+{
+	const char *f = "/sys/kernel/debug/luf_atomic/bulk";
+
+	bulk_fd = open(f, O_RDWR);
+	if (bulk_fd < 0)
+		die(f);
+	bulk_alloc0 = luf_value("stats", "flush_alloc");
+	bulk_parked0 = luf_value("stats", "flush_parked");
+}
+
+static int bulk_alloc(void)
+{
+	long alloc, parked, got = -1;
+	char line[128] = "";
+	int n;
+
+	if (write(bulk_fd, "64", 2) != 2)
+		die("bulk");
+	n = pread(bulk_fd, line, sizeof(line) - 1, 0);
+	if (n > 0)
+		line[n - 1] = 0;
+	close(bulk_fd);
+	sscanf(line, "bulk_pages=%*d bulk_got=%ld", &got);
+	/* A parked page's flush runs from a worker. */
+	usleep(200000);
+	alloc = luf_value("stats", "flush_alloc") - bulk_alloc0;
+	parked = luf_value("stats", "flush_parked") - bulk_parked0;
+	printf("%s bulk_flush_alloc %ld bulk_flush_parked %ld\n", line, alloc,
+	       parked);
+	if (!alloc && !parked) {
+		fprintf(stderr, "tagscope: the bulk allocation met no tagged page\n");
+		return 2;
+	}
+	/*
+	 * It flushes at the tagged page and goes on.  Parked, the page goes
+	 * to a worker (whose flush may find nothing left to do, once the
+	 * single-page fallback has flushed), and the call returns one page.
+	 */
+	if (parked || got <= 1) {
+		printf("parked: a bulk allocation that may sleep did not flush and go on\n");
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	long anon_mib = argc > 2 ? atol(argv[2]) : 32, ncpu, moved = 0, p;
+	int bulk = argc > 2 && !strcmp(argv[2], "bulk");
+	long anon_mib = argc > 2 && !bulk ? atol(argv[2]) : 32;
+	long ncpu, moved = 0, p;
 	long t0, t1, t2, nreaders, i;
 	unsigned long deferred;
 	int nodes[NPAGES], status[NPAGES], fd, pending;
@@ -70,7 +136,7 @@ int main(int argc, char **argv)
 	char path[4096], *buf, *anon;
 
 	if (argc < 2 || argc > 3 || anon_mib < 1) {
-		fprintf(stderr, "usage: tagscope <dir> [anon-MiB]\n");
+		fprintf(stderr, "usage: tagscope <dir> [anon-MiB | bulk]\n");
 		return 2;
 	}
 	psz = sysconf(_SC_PAGESIZE);
@@ -102,6 +168,8 @@ int main(int argc, char **argv)
 	usleep(200000);
 
 	t0 = tagged_frees();
+	if (bulk)
+		bulk_prepare();
 	for (p = 0; p < NPAGES; p++) {
 		pages[p] = (char *)area + p * psz;
 		nodes[p] = 1;
@@ -111,6 +179,25 @@ int main(int argc, char **argv)
 		die("move_pages");
 	for (p = 0; p < NPAGES; p++)
 		moved += status[p] == 1;
+	if (bulk) {
+		int rc = bulk_alloc();
+		long tagged = tagged_frees() - t0;
+
+		atomic_store(&stop, 1);
+		for (i = 0; i < nreaders; i++)
+			pthread_join(th[i], NULL);
+		unlink(path);
+		printf("migrated %ld tagged_migration %ld\n", moved, tagged);
+		/*
+		 * The tags are what this needs (once, move_pages() reported
+		 * no page moved while 1023 were freed tagged).
+		 */
+		if (tagged < NPAGES / 2) {
+			fprintf(stderr, "tagscope: the migration deferred too little to tell\n");
+			return 2;
+		}
+		return rc;
+	}
 	deferred = luf_value("state", "gen_deferred");
 	t1 = tagged_frees();
 	if (munmap(anon, anon_mib << 20))
