@@ -21,7 +21,8 @@ void luf_probe(struct file *file, struct kiocb *iocb, struct mm_struct *mm,
 {
 	if (luf_enabled() && luf_busy() && luf_tag_pending(tag) &&
 	    luf_tag_after(tag, luf_flushed()))
-		luf_check_tag(luf_tag_merge(tag, tag + 1), LUF_FLUSH_ALLOC);
+		luf_check_tag(luf_tag_merge(tag, tag + 1, luf_flushed()),
+			      LUF_FLUSH_ALLOC);
 	luf_flush_all(LUF_FLUSH_ALLOC);
 	luf_contents_changed(file->f_mapping, LUF_FLUSH_FILE_WRITE);
 	if (luf_space_of(file->f_mapping) == LUF_SPACE_ANY)
