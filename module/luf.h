@@ -81,7 +81,9 @@
  *		pending (not only the folios it unmapped), 128 keep free
  *		blocks apart when one's tag is pending and the other's is
  *		not, 256 make a bulk allocation that may sleep park the
- *		tagged pages it meets.  Cleared at unload.
+ *		tagged pages it meets, 512 make a file's content change
+ *		flush every space, 1024 make it look at a space its folios
+ *		were not offered to.  Cleared at unload.
  *   debug_flush_delay_us
  *		busy-wait this long in the flusher's window (luf_flushing
  *		set, batch not yet flushed).

@@ -10,9 +10,11 @@
 #   patched  tierbench file, anon and anon-fork: luf off and on alternating
 #            in the one boot; migbench file, anon and sep: off, on and lazy
 #            (on with max_defer_ms 10000) in rotation
-#   patched  who else pays: tier-file beside a logger, write1 beside
-#            tiering, fragmentation once max_defer_ms has passed, GFP_ATOMIC
-#            bursts right after a demotion: luf off and on alternating
+#   patched  who else pays: tier-file quiet and beside a logger, write1
+#            beside tiering, fragmentation once max_defer_ms has passed,
+#            GFP_ATOMIC bursts right after a demotion: luf off and on
+#            alternating; the report checks each against its goal
+#            (report.py, GOALS)
 # demo (make demo): one boot: the tiers and luf's state (t/demo), then
 #   tierbench on the file, luf off and on.
 # alloc: the two allocbench boots of all, alone.
@@ -93,8 +95,9 @@ bench_boot() {
 start=$(date +%s)
 collateral() {
 	local w
-	# LUF_BENCH_COLLATERAL: a subset of the four workloads.
-	set -- ${LUF_BENCH_COLLATERAL:-tier-file+logger write1+tier frag atomic}
+	# LUF_BENCH_COLLATERAL: a subset of the workloads.  Quiet tier-file
+	# runs in this boot too: tier-file+logger's goal is relative to it.
+	set -- ${LUF_BENCH_COLLATERAL:-tier-file tier-file+logger write1+tier frag atomic}
 	local lines=()
 	for w; do lines+=("bench ab $w $reps"); done
 	bench_boot collateral "$kp" 5400 "${lines[@]}"

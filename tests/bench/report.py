@@ -269,7 +269,109 @@ def tables(summary, comps):
     for c in comps:
         out.append(f"| {c['bench']} | {c['metric']} | {c['other']} / {c['base']} | "
                    f"{c['mean']:.4f} ± {c['stdev']:.4f} (n={c['n']}) | {pct(c)} |")
+    rows = goals(summary, comps)
+    if rows:
+        out.append("")
+        out.append("Goals (tests/bench/report.py, GOALS):")
+        out.append("")
+        out.append("| benchmark | goal | measured | verdict |")
+        out.append("|---|---|---|---|")
+        for r in rows:
+            out.append("| " + " | ".join(r) + " |")
     return "\n".join(out) + "\n"
+
+
+# The goals of the collateral-cost workloads (issue 10), checked on each
+# report: (benchmark, what is promised, check).  A check gets the summary
+# and the comparisons, and returns (measured, met), or None without data.
+# tier-*, mig-* and alloc keep theirs by comparison with the last report.
+def _ratio(comps, bench, metric, other="patched/on"):
+    for c in comps:
+        if (c["bench"] == bench and c["metric"] == metric and
+                c["other"] == other and c["base"] == "patched/off"):
+            return c
+    return None
+
+
+def _mean(summary, bench, cfg, metric):
+    return summary.get(bench, {}).get(cfg, {}).get(metric, {}).get("mean")
+
+
+def _goal_logger_ipis(summary, comps):
+    a = _ratio(comps, "tier-file+logger", "tlb_ipis")
+    b = _ratio(comps, "tier-file", "tlb_ipis")
+    if not a or not b:
+        return None
+    d = (a["mean"] - b["mean"]) * 100
+    return (f"on/off {a['mean']:.3f} with the logger, {b['mean']:.3f} "
+            f"quiet: {d:+.1f} points", abs(d) <= 3.0)
+
+
+def _goal_logger_writes(summary, comps):
+    m = _mean(summary, "tier-file+logger", "patched/on",
+              "luf_flush_file_write")
+    if m is None:
+        return None
+    return f"{m:.1f} per run", m <= 1.0
+
+
+def _goal_ratio(bench, metric, least):
+    def check(summary, comps):
+        c = _ratio(comps, bench, metric)
+        if c:
+            return (f"on/off {c['mean']:.3f} ± {c['stdev']:.3f}",
+                    c["mean"] >= least)
+        off = _mean(summary, bench, "patched/off", metric)
+        on = _mean(summary, bench, "patched/on", metric)
+        if off is None or on is None:
+            return None
+        # No ratio when luf off measured 0 throughout.
+        return f"off {off:.1f}, on {on:.1f}", on >= off * least
+    return check
+
+
+def _goal_no_worse(bench, metric):
+    def check(summary, comps):
+        off = _mean(summary, bench, "patched/off", metric)
+        on = _mean(summary, bench, "patched/on", metric)
+        if off is None or on is None:
+            return None
+        return f"off {off:.2f}, on {on:.2f} per run", on <= off
+    return check
+
+
+GOALS = [
+    ("tier-file+logger", "TLB-IPI ratio within 3 points of quiet tier-file's",
+     _goal_logger_ipis),
+    ("tier-file+logger", "flush_file_write near zero (at most 1 per run)",
+     _goal_logger_writes),
+    ("write1+tier", "writes/s with luf on at least 98% of off",
+     _goal_ratio("write1+tier", "w1_writes_per_sec", 0.98)),
+    ("frag", "free order-9 blocks: on within 5% of off",
+     _goal_ratio("frag", "frag_hi_blocks", 0.95)),
+    ("frag", "THP allocations: on within 5% of off",
+     _goal_ratio("frag", "thp_pct", 0.95)),
+    ("frag", "compaction successes: on within 5% of off",
+     _goal_ratio("frag", "compact_success", 0.95)),
+    ("atomic", "no allocation failure that luf off does not have",
+     _goal_no_worse("atomic", "atomic_failed")),
+    ("atomic", "no flush_parked that luf off does not have",
+     _goal_no_worse("atomic", "luf_parked")),
+]
+
+
+def goals(summary, comps):
+    """The goals whose benchmark ran: (bench, goal, measured, verdict)."""
+    rows = []
+    for bench, text, check in GOALS:
+        if bench not in summary:
+            continue
+        r = check(summary, comps)
+        if r is None:
+            rows.append((bench, text, "no data", "no data"))
+        else:
+            rows.append((bench, text, r[0], "met" if r[1] else "MISSED"))
+    return rows
 
 
 def demo_table(summary, comps):
@@ -295,6 +397,11 @@ def demo_table(summary, comps):
                 what = (c["other"].split("/")[-1] + "/" +
                         c["base"].split("/")[-1])
                 lines.append(f"  {what} {c['metric']:26} {c['mean']:.3f} ± {c['stdev']:.3f}  ({pct(c)})")
+    rows = goals(summary, comps)
+    if rows:
+        lines.append("goals:")
+        for bench, text, measured, verdict in rows:
+            lines.append(f"  {verdict:8} {bench}: {text} ({measured})")
     lines.append("(TCG: emulated time; compare the ratios, not the absolute rates)")
     return "\n".join(lines)
 

@@ -19,6 +19,7 @@
  */
 
 #include <linux/debugfs.h>
+#include <linux/fs.h>
 #include <linux/gfp.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
@@ -31,18 +32,16 @@
 #define MAX_BURST	(1 << 20)
 
 static struct dentry *dir;
-static DEFINE_MUTEX(burst_lock);
+/* Serialises the runs and guards the results below. */
+static DEFINE_MUTEX(run_lock);
 static unsigned long last_pages, last_failed, last_remote, last_us;
 static unsigned long bulk_pages, bulk_got;
 
-static int burst(unsigned long n)
+static int burst(unsigned long n, struct page **pages)
 {
-	struct page **pages = vcalloc(n, sizeof(*pages));
 	unsigned long i, j, failed = 0, remote = 0;
 	ktime_t t0;
 
-	if (!pages)
-		return -ENOMEM;
 	t0 = ktime_get();
 	for (i = 0; i < n; i += BATCH) {
 		local_bh_disable();
@@ -56,52 +55,51 @@ static int burst(unsigned long n)
 		local_bh_enable();
 	}
 	last_us = ktime_us_delta(ktime_get(), t0);
-	for (i = 0; i < n; i++)
-		if (pages[i])
-			__free_page(pages[i]);
-	vfree(pages);
 	last_pages = n;
 	last_failed = failed;
 	last_remote = remote;
 	return 0;
 }
 
-static ssize_t burst_write(struct file *file, const char __user *buf,
-			   size_t len, loff_t *ppos)
+static int burst_show(char *s, size_t size)
 {
-	unsigned long n;
-	int err;
-
-	err = kstrtoul_from_user(buf, len, 0, &n);
-	if (err)
-		return err;
-	if (!n || n > MAX_BURST)
-		return -EINVAL;
-	mutex_lock(&burst_lock);
-	err = burst(n);
-	mutex_unlock(&burst_lock);
-	return err ? err : len;
+	return scnprintf(s, size,
+			 "atomic_pages=%lu atomic_failed=%lu atomic_remote=%lu atomic_us=%lu\n",
+			 last_pages, last_failed, last_remote, last_us);
 }
 
-static ssize_t burst_read(struct file *file, char __user *buf, size_t len,
-			  loff_t *ppos)
+static int bulk(unsigned long n, struct page **pages)
 {
-	char s[128];
-	int n;
-
-	mutex_lock(&burst_lock);
-	n = scnprintf(s, sizeof(s),
-		      "atomic_pages=%lu atomic_failed=%lu atomic_remote=%lu atomic_us=%lu\n",
-		      last_pages, last_failed, last_remote, last_us);
-	mutex_unlock(&burst_lock);
-	return simple_read_from_buffer(buf, len, ppos, s, n);
+	bulk_got = alloc_pages_bulk_array_node(GFP_HIGHUSER_MOVABLE, 0, n,
+					       pages);
+	bulk_pages = n;
+	return 0;
 }
 
-static ssize_t bulk_write(struct file *file, const char __user *buf,
-			  size_t len, loff_t *ppos)
+static int bulk_show(char *s, size_t size)
 {
+	return scnprintf(s, size, "bulk_pages=%lu bulk_got=%lu\n",
+			 bulk_pages, bulk_got);
+}
+
+/* One debugfs file: what a write of N runs, and what a read shows. */
+struct luf_atomic_file {
+	const char *name;
+	int (*run)(unsigned long n, struct page **pages);
+	int (*show)(char *s, size_t size);
+};
+
+static const struct luf_atomic_file files[] = {
+	{ "burst", burst, burst_show },
+	{ "bulk", bulk, bulk_show },
+};
+
+static ssize_t run_write(struct file *file, const char __user *buf,
+			 size_t len, loff_t *ppos)
+{
+	const struct luf_atomic_file *f = file->private_data;
 	struct page **pages;
-	unsigned long n, got, i;
+	unsigned long n, i;
 	int err;
 
 	err = kstrtoul_from_user(buf, len, 0, &n);
@@ -109,53 +107,49 @@ static ssize_t bulk_write(struct file *file, const char __user *buf,
 		return err;
 	if (!n || n > MAX_BURST)
 		return -EINVAL;
+	/* Before the run: this allocation must not be part of what it sees. */
 	pages = vcalloc(n, sizeof(*pages));
 	if (!pages)
 		return -ENOMEM;
-	got = alloc_pages_bulk_array_node(GFP_HIGHUSER_MOVABLE, 0, n, pages);
+	mutex_lock(&run_lock);
+	err = f->run(n, pages);
+	mutex_unlock(&run_lock);
 	for (i = 0; i < n; i++)
 		if (pages[i])
 			__free_page(pages[i]);
 	vfree(pages);
-	mutex_lock(&burst_lock);
-	bulk_pages = n;
-	bulk_got = got;
-	mutex_unlock(&burst_lock);
-	return len;
+	return err ? err : len;
 }
 
-static ssize_t bulk_read(struct file *file, char __user *buf, size_t len,
-			 loff_t *ppos)
+static ssize_t run_read(struct file *file, char __user *buf, size_t len,
+			loff_t *ppos)
 {
-	char s[64];
+	const struct luf_atomic_file *f = file->private_data;
+	char s[128];
 	int n;
 
-	mutex_lock(&burst_lock);
-	n = scnprintf(s, sizeof(s), "bulk_pages=%lu bulk_got=%lu\n",
-		      bulk_pages, bulk_got);
-	mutex_unlock(&burst_lock);
+	mutex_lock(&run_lock);
+	n = f->show(s, sizeof(s));
+	mutex_unlock(&run_lock);
 	return simple_read_from_buffer(buf, len, ppos, s, n);
 }
 
-static const struct file_operations bulk_fops = {
+static const struct file_operations run_fops = {
 	.owner = THIS_MODULE,
-	.read = bulk_read,
-	.write = bulk_write,
-	.llseek = default_llseek,
-};
-
-static const struct file_operations burst_fops = {
-	.owner = THIS_MODULE,
-	.read = burst_read,
-	.write = burst_write,
+	.open = simple_open,
+	.read = run_read,
+	.write = run_write,
 	.llseek = default_llseek,
 };
 
 static int __init luf_atomic_init(void)
 {
+	int i;
+
 	dir = debugfs_create_dir("luf_atomic", NULL);
-	debugfs_create_file("burst", 0600, dir, NULL, &burst_fops);
-	debugfs_create_file("bulk", 0600, dir, NULL, &bulk_fops);
+	for (i = 0; i < ARRAY_SIZE(files); i++)
+		debugfs_create_file(files[i].name, 0600, dir,
+				    (void *)&files[i], &run_fops);
 	return 0;
 }
 
