@@ -11,6 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef MPOL_MF_MOVE
+#define MPOL_MF_MOVE	(1 << 1)
+#endif
 
 static void die(const char *what)
 {
@@ -41,6 +47,29 @@ static unsigned long luf_value(const char *file, const char *name)
 		die(name);
 	}
 	return found;
+}
+
+/*
+ * move_pages(2) of @n pages from @addr to @node (luf defers the flush when
+ * other CPUs read them).  Returns how many are on @node now.
+ */
+static __attribute__((unused)) long move_to_node(volatile char *addr, long n,
+						 long psz, int node)
+{
+	int nodes[n], status[n];
+	void *pages[n];
+	long p, moved = 0;
+
+	for (p = 0; p < n; p++) {
+		pages[p] = (char *)addr + p * psz;
+		nodes[p] = node;
+	}
+	if (syscall(SYS_move_pages, 0, n, pages, nodes, status,
+		    MPOL_MF_MOVE) < 0)
+		die("move_pages");
+	for (p = 0; p < n; p++)
+		moved += status[p] == node;
+	return moved;
 }
 
 static void pin(long cpu)

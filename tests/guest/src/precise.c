@@ -36,7 +36,6 @@
 #include "luftest.h"
 
 #define NPAGES		256
-#define MPOL_MF_MOVE	(1 << 1)
 
 static long psz;
 static volatile char *area;
@@ -69,18 +68,9 @@ static int open_file(const char *dir, const char *name)
 /* Move the pages to @node: luf defers the flush.  Returns the generation. */
 static unsigned long defer_to(int node)
 {
-	int nodes[NPAGES], status[NPAGES];
-	void *pages[NPAGES];
 	unsigned long deferred, flushed;
-	long p;
 
-	for (p = 0; p < NPAGES; p++) {
-		pages[p] = (char *)area + p * psz;
-		nodes[p] = node;
-	}
-	if (syscall(SYS_move_pages, 0, NPAGES, pages, nodes, status,
-		    MPOL_MF_MOVE) < 0)
-		die("move_pages");
+	move_to_node(area, NPAGES, psz, node);
 	deferred = luf_value("state", "gen_deferred");
 	flushed = luf_value("state", "gen_flushed");
 	if (deferred == flushed) {

@@ -46,7 +46,6 @@
 #include "luftest.h"
 
 #define NPAGES		1024
-#define MPOL_MF_MOVE	(1 << 1)
 
 static long psz;
 static volatile char *area;
@@ -127,11 +126,10 @@ int main(int argc, char **argv)
 {
 	int bulk = argc > 2 && !strcmp(argv[2], "bulk");
 	long anon_mib = argc > 2 && !bulk ? atol(argv[2]) : 32;
-	long ncpu, moved = 0, p;
+	long ncpu, moved = 0;
 	long t0, t1, t2, nreaders, i;
 	unsigned long deferred;
-	int nodes[NPAGES], status[NPAGES], fd, pending;
-	void *pages[NPAGES];
+	int fd, pending;
 	pthread_t th[8];
 	char path[4096], *buf, *anon;
 
@@ -170,15 +168,7 @@ int main(int argc, char **argv)
 	t0 = tagged_frees();
 	if (bulk)
 		bulk_prepare();
-	for (p = 0; p < NPAGES; p++) {
-		pages[p] = (char *)area + p * psz;
-		nodes[p] = 1;
-	}
-	if (syscall(SYS_move_pages, 0, NPAGES, pages, nodes, status,
-		    MPOL_MF_MOVE) < 0)
-		die("move_pages");
-	for (p = 0; p < NPAGES; p++)
-		moved += status[p] == 1;
+	moved = move_to_node(area, NPAGES, psz, 1);
 	if (bulk) {
 		int rc = bulk_alloc();
 		long tagged = tagged_frees() - t0;
