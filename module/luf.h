@@ -83,7 +83,9 @@
  *		not, 256 make a bulk allocation that may sleep park the
  *		tagged pages it meets, 512 make a file's content change
  *		flush every space, 1024 make it look at a space its folios
- *		were not offered to.  Cleared at unload.
+ *		were not offered to, 2048 queue the parking and reserve
+ *		work from allocations that may wake nobody.  Cleared at
+ *		unload.
  *   debug_flush_delay_us
  *		busy-wait this long in the flusher's window (luf_flushing
  *		set, batch not yet flushed).

@@ -38,9 +38,10 @@
  *
  * Prints one line of key=value: frag_migrated, frag_hi_blocks,
  * frag_free_pages, luf_tagged (pages luf tagged during step 2), then thp_alloc, thp_fallback, thp_pct, compact_stall,
- * compact_success, compact_fail (unless -T 0), then atomic_pages,
- * atomic_failed, atomic_remote, atomic_us, luf_parked, luf_reserve (with
- * -A; the last two count from the start of the run).
+ * compact_success, compact_fail (unless -T 0), then luf_pending (was the
+ * migration's flush still pending when the burst began), atomic_pages,
+ * atomic_failed, atomic_remote, atomic_us, luf_parked, luf_reserve,
+ * luf_alloc (with -A; the last three count from the start of the run).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -215,7 +216,7 @@ static void thp_faults(long mib)
 }
 
 /* A burst through the luf_atomic module; prints its result line. */
-static void atomic_burst(long n, long parked, long reserve)
+static void atomic_burst(long n, long parked, long reserve, long alloc)
 {
 	const char *f = "/sys/kernel/debug/luf_atomic/burst";
 	const char *luf = "/sys/kernel/debug/luf/stats";
@@ -223,6 +224,11 @@ static void atomic_burst(long n, long parked, long reserve)
 	ssize_t len;
 	int fd;
 
+	/* Whether the migration's flush was still pending when it began. */
+	if (parked >= 0)
+		printf(" luf_pending=%d",
+		       bench_kv("/sys/kernel/debug/luf/state", "gen_deferred") !=
+		       bench_kv("/sys/kernel/debug/luf/state", "gen_flushed"));
 	snprintf(buf, sizeof(buf), "%ld", n);
 	write_file(f, buf);
 	fd = open(f, O_RDONLY);
@@ -242,6 +248,9 @@ static void atomic_burst(long n, long parked, long reserve)
 	else
 		printf(" luf_reserve=%ld",
 		       bench_kv(luf, "flush_reserve") - reserve);
+	/* Allocations that could flush, the burst's own array included. */
+	if (alloc >= 0)
+		printf(" luf_alloc=%ld", bench_kv(luf, "flush_alloc") - alloc);
 }
 
 static void usage(void)
@@ -255,7 +264,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	long mib = 0, wait_ms = 1500, thp_mib = 128, hi, free_pages, moved;
-	long atomic_n = 0, tagged, parked, reserve;
+	long atomic_n = 0, tagged, parked, reserve, alloc;
 	int atomic_pct = 0;
 	char *end;
 	long a0, f0, s0, ok0, fail0;
@@ -310,6 +319,7 @@ int main(int argc, char **argv)
 	tagged = bench_kv("/sys/kernel/debug/luf/stats", "pages_tagged");
 	parked = bench_kv("/sys/kernel/debug/luf/stats", "flush_parked");
 	reserve = bench_kv("/sys/kernel/debug/luf/stats", "flush_reserve");
+	alloc = bench_kv("/sys/kernel/debug/luf/stats", "flush_alloc");
 	moved = fill_and_migrate(file);
 	if (tagged >= 0)
 		tagged = bench_kv("/sys/kernel/debug/luf/stats", "pages_tagged") - tagged;
@@ -340,7 +350,7 @@ int main(int argc, char **argv)
 	if (atomic_pct)
 		atomic_n = free_pages * atomic_n / 100;
 	if (atomic_n)
-		atomic_burst(atomic_n, parked, reserve);
+		atomic_burst(atomic_n, parked, reserve, alloc);
 	printf("\n");
 	return 0;
 }

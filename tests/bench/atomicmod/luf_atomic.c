@@ -16,6 +16,14 @@
  * that page-cache pages go back to.  Reading it gives "bulk_pages=N
  * bulk_got=G": what the call returned (it may return fewer than asked).
  * The tests of luf's flush in alloc_pages_bulk() use it.
+ *
+ * Writing N (at most 4096) to /sys/kernel/debug/luf_atomic/nowake
+ * allocates N order-0 pages of node 0 with interrupts off and without
+ * __GFP_KSWAPD_RECLAIM, as debugobjects fills its pool (it may do so under
+ * the scheduler's or the workqueue pool's locks: such an allocation may
+ * wake nobody), then frees them.  __GFP_MOVABLE, so that they come from
+ * the free lists that page-cache pages go back to.  Reading it gives
+ * "nowake_pages=N nowake_got=G nowake_remote=R".
  */
 
 #include <linux/debugfs.h>
@@ -36,6 +44,7 @@ static struct dentry *dir;
 static DEFINE_MUTEX(run_lock);
 static unsigned long last_pages, last_failed, last_remote, last_us;
 static unsigned long bulk_pages, bulk_got;
+static unsigned long nowake_pages, nowake_got, nowake_remote;
 
 static int burst(unsigned long n, struct page **pages)
 {
@@ -82,6 +91,35 @@ static int bulk_show(char *s, size_t size)
 			 bulk_pages, bulk_got);
 }
 
+static int nowake(unsigned long n, struct page **pages)
+{
+	unsigned long i, flags, got = 0, remote = 0;
+
+	/* Not a burst: interrupts stay off throughout. */
+	if (n > 4096)
+		return -EINVAL;
+	local_irq_save(flags);
+	for (i = 0; i < n; i++) {
+		pages[i] = alloc_pages_node(0, __GFP_HIGH | __GFP_MOVABLE |
+					    __GFP_NOWARN, 0);
+		if (pages[i]) {
+			got++;
+			remote += page_to_nid(pages[i]) != 0;
+		}
+	}
+	local_irq_restore(flags);
+	nowake_pages = n;
+	nowake_got = got;
+	nowake_remote = remote;
+	return 0;
+}
+
+static int nowake_show(char *s, size_t size)
+{
+	return scnprintf(s, size, "nowake_pages=%lu nowake_got=%lu nowake_remote=%lu\n",
+			 nowake_pages, nowake_got, nowake_remote);
+}
+
 /* One debugfs file: what a write of N runs, and what a read shows. */
 struct luf_atomic_file {
 	const char *name;
@@ -92,6 +130,7 @@ struct luf_atomic_file {
 static const struct luf_atomic_file files[] = {
 	{ "burst", burst, burst_show },
 	{ "bulk", bulk, bulk_show },
+	{ "nowake", nowake, nowake_show },
 };
 
 static ssize_t run_write(struct file *file, const char __user *buf,

@@ -8,6 +8,7 @@
  *
  *   tagscope <dir> [anon-MiB]
  *   tagscope <dir> bulk
+ *   tagscope <dir> nowake
  *
  * Needs the debug build of luf (debug_free_tags: the core's count of frees
  * that tagged a block) and max_defer_ms raised by the caller.  Maps
@@ -33,6 +34,12 @@
  * the page aside for a worker and return a single page from its fallback:
  * exit 0 if it flushed in place and went on, 1 if it parked, 2 if it met
  * no tagged page.
+ *
+ * With "nowake", step 2 is 64 allocations that may wake nobody (interrupts
+ * off, __GFP_HIGH only: luf_atomic's nowake file), on CPU 0 likewise.  They
+ * can neither flush nor park (parking queues work): exit 0 if no work ran
+ * for them (flush_parked and flush_reserve unchanged), 1 if it did.  The
+ * caller's mutation shows that the same run meets tagged pages.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -74,34 +81,62 @@ static long tagged_frees(void)
  * of this task takes the tagged page first.  Prints what luf did.
  */
 static int bulk_fd = -1;
-static long bulk_alloc0, bulk_parked0;
+static long bulk_alloc0, bulk_parked0, bulk_reserve0;
 
-static void bulk_prepare(void)
+static void bulk_prepare(const char *mode)
 {
-	const char *f = "/sys/kernel/debug/luf_atomic/bulk";
+	char f[64];
 
+	snprintf(f, sizeof(f), "/sys/kernel/debug/luf_atomic/%s", mode);
 	bulk_fd = open(f, O_RDWR);
 	if (bulk_fd < 0)
 		die(f);
 	bulk_alloc0 = luf_value("stats", "flush_alloc");
 	bulk_parked0 = luf_value("stats", "flush_parked");
+	bulk_reserve0 = luf_value("stats", "flush_reserve");
+}
+
+/*
+ * 64 allocations through the file bulk_prepare() opened; its result line
+ * into @line.  Then a pause: a parked page's flush runs from a worker.
+ */
+static void bulk_run(char *line, size_t size)
+{
+	ssize_t n;
+
+	if (write(bulk_fd, "64", 2) != 2)
+		die("luf_atomic");
+	n = pread(bulk_fd, line, size - 1, 0);
+	line[n > 0 ? n - 1 : 0] = 0;
+	close(bulk_fd);
+	usleep(200000);
+}
+
+/* Allocations that may wake nobody: no work may be queued for them. */
+static int nowake_alloc(void)
+{
+	long parked, reserve;
+	char line[128];
+
+	bulk_run(line, sizeof(line));
+	parked = luf_value("stats", "flush_parked") - bulk_parked0;
+	reserve = luf_value("stats", "flush_reserve") - bulk_reserve0;
+	printf("%s nowake_flush_parked %ld nowake_flush_reserve %ld\n", line,
+	       parked, reserve);
+	if (parked || reserve) {
+		printf("woke: allocations that may wake nobody queued luf's work\n");
+		return 1;
+	}
+	return 0;
 }
 
 static int bulk_alloc(void)
 {
 	long alloc, parked, got = -1;
-	char line[128] = "";
-	int n;
+	char line[128];
 
-	if (write(bulk_fd, "64", 2) != 2)
-		die("bulk");
-	n = pread(bulk_fd, line, sizeof(line) - 1, 0);
-	if (n > 0)
-		line[n - 1] = 0;
-	close(bulk_fd);
+	bulk_run(line, sizeof(line));
 	sscanf(line, "bulk_pages=%*d bulk_got=%ld", &got);
-	/* A parked page's flush runs from a worker. */
-	usleep(200000);
 	alloc = luf_value("stats", "flush_alloc") - bulk_alloc0;
 	parked = luf_value("stats", "flush_parked") - bulk_parked0;
 	printf("%s bulk_flush_alloc %ld bulk_flush_parked %ld\n", line, alloc,
@@ -124,7 +159,8 @@ static int bulk_alloc(void)
 
 int main(int argc, char **argv)
 {
-	int bulk = argc > 2 && !strcmp(argv[2], "bulk");
+	int nowake = argc > 2 && !strcmp(argv[2], "nowake");
+	int bulk = nowake || (argc > 2 && !strcmp(argv[2], "bulk"));
 	long anon_mib = argc > 2 && !bulk ? atol(argv[2]) : 32;
 	long ncpu, moved = 0;
 	long t0, t1, t2, nreaders, i;
@@ -134,7 +170,7 @@ int main(int argc, char **argv)
 	char path[4096], *buf, *anon;
 
 	if (argc < 2 || argc > 3 || anon_mib < 1) {
-		fprintf(stderr, "usage: tagscope <dir> [anon-MiB | bulk]\n");
+		fprintf(stderr, "usage: tagscope <dir> [anon-MiB | bulk | nowake]\n");
 		return 2;
 	}
 	psz = sysconf(_SC_PAGESIZE);
@@ -167,10 +203,10 @@ int main(int argc, char **argv)
 
 	t0 = tagged_frees();
 	if (bulk)
-		bulk_prepare();
+		bulk_prepare(argv[2]);
 	moved = move_to_node(area, NPAGES, psz, 1);
 	if (bulk) {
-		int rc = bulk_alloc();
+		int rc = nowake ? nowake_alloc() : bulk_alloc();
 		long tagged = tagged_frees() - t0;
 
 		atomic_store(&stop, 1);
