@@ -62,6 +62,19 @@ disk_by_serial() {
 	return 1
 }
 luf_unload() { rmmod luf; }
+# The debug build of luf in place of luf, with its debugfs file $1
+# (debug_core, debug_skip) set to $2; luf_unload_debug $1 clears it and
+# unloads.  Both fail the test when they cannot.
+luf_load_debug() {
+	[ -f /luf/luf-debug.ko ] || fail "debug build of luf missing"
+	luf_loaded && { luf_unload || fail "cannot unload luf"; }
+	insmod /luf/luf-debug.ko || fail "cannot load the debug build"
+	echo "$2" > "/sys/kernel/debug/luf/$1" || fail "cannot set $1 to $2"
+}
+luf_unload_debug() {
+	echo 0 > "/sys/kernel/debug/luf/$1"
+	rmmod luf || fail "cannot unload the debug build"
+}
 luf_loaded() { grep -q '^luf ' /proc/modules; }
 # luf's max_defer_ms (the default when luf is not loaded).
 luf_defer_ms() { cat /sys/kernel/mm/luf/max_defer_ms 2>/dev/null || echo 1000; }
