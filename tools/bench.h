@@ -144,6 +144,20 @@ static inline long bench_kv(const char *path, const char *key)
 	return ret;
 }
 
+/* A file that holds one number (sysfs), or -1. */
+static inline long bench_num(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
 /*
  * With BENCH_TRACE_WINDOW set in the environment, tracing is switched on
  * for the measured phase only (tests/guest/t/bench switches it off before
@@ -167,7 +181,8 @@ struct bench_counters {
 	long tlb_ipis, remote_flush, remote_flush_received, local_flush_all,
 	     local_flush_one, pgmigrate, pgdemote, pgpromote, pgscan, luf_ipis,
 	     luf_flushes, luf_tagged, luf_flush_age, luf_flush_alloc,
-	     luf_flush_file_write, luf_flush_reserve;
+	     luf_flush_file_write, luf_flush_reserve, luf_refused_large,
+	     thp_anon_64k;
 	/* this process (all threads): faults, context switches, CPU time */
 	long minflt, csw;
 	double utime, stime;
@@ -229,6 +244,10 @@ static inline void bench_read(struct bench_counters *c)
 	c->luf_flush_alloc = bench_kv(luf, "flush_alloc");
 	c->luf_flush_file_write = bench_kv(luf, "flush_file_write");
 	c->luf_flush_reserve = bench_kv(luf, "flush_reserve");
+	/* Folios luf refused for being large, and 64 KiB anonymous mTHPs. */
+	c->luf_refused_large = bench_kv(luf, "refused_large");
+	c->thp_anon_64k = bench_num("/sys/kernel/mm/transparent_hugepage/"
+				    "hugepages-64kB/stats/anon_fault_alloc");
 	bench_cpu(c);
 	{
 		struct rusage ru;
@@ -255,7 +274,7 @@ static inline void bench_print_deltas(const struct bench_counters *a,
 	D(local_flush_all); D(local_flush_one); D(pgmigrate); D(pgdemote);
 	D(pgpromote); D(pgscan); D(luf_ipis); D(luf_flushes); D(luf_tagged);
 	D(luf_flush_age); D(luf_flush_alloc); D(luf_flush_file_write);
-	D(luf_flush_reserve);
+	D(luf_flush_reserve); D(luf_refused_large); D(thp_anon_64k);
 	D(minflt); D(csw);
 #undef D
 	printf(" utime=%.3f stime=%.3f", b->utime - a->utime, b->stime - a->stime);

@@ -31,6 +31,8 @@
  *		4), so that pages keep cooling (demotion) and warming up
  *		(promotion)
  *   -r seed	fixed seed (default 1): the same sequence of addresses
+ *   -B		anonymous data in base pages only (MADV_NOHUGEPAGE);
+ *		without it, THP and mTHP as the system is configured
  *
  * Prints one line of "key=value" counters for the measured phase: reads,
  * secs, reads_per_sec, then the counters of bench.h.
@@ -128,7 +130,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: tierbench -c -f FILE -s MiB\n"
-		"       tierbench ([-R] -f FILE | -a -s MiB | -A -s MiB) [-t threads] [-d secs]\n"
+		"       tierbench ([-R] -f FILE | (-a | -A) [-B] -s MiB) [-t threads] [-d secs]\n"
 		"                 [-w secs] [-H hot-pct] [-P hot-prob-pct] [-S shift-secs]\n"
 		"                 [-r seed]\n");
 	exit(2);
@@ -178,14 +180,16 @@ int main(int argc, char **argv)
 {
 	int threads = sysconf(_SC_NPROCESSORS_ONLN), secs = 10, warm = 3;
 	int anon = 0, anon_ro = 0, do_create = 0, shared_ro = 0, c;
+	int base_pages = 0;
 	const char *path = NULL;
 	long mib = 0;
 	size_t len;
 
-	while ((c = getopt(argc, argv, "aAcRf:s:t:d:w:H:P:S:r:")) != -1) {
+	while ((c = getopt(argc, argv, "aABcRf:s:t:d:w:H:P:S:r:")) != -1) {
 		switch (c) {
 		case 'a': anon = 1; break;
 		case 'A': anon = anon_ro = 1; break;
+		case 'B': base_pages = 1; break;
 		case 'R': shared_ro = 1; break;
 		case 'c': do_create = 1; break;
 		case 'f': path = optarg; break;
@@ -206,6 +210,8 @@ int main(int argc, char **argv)
 		usage();
 	if ((do_create || anon) && mib < 1)
 		usage();
+	if (base_pages && !anon)
+		usage();
 	page_size = sysconf(_SC_PAGESIZE);
 	if (do_create) {
 		if (anon)
@@ -225,8 +231,8 @@ int main(int argc, char **argv)
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m == MAP_FAILED)
 			die("mmap");
-		/* Base pages: luf defers small folios only, for now. */
-		madvise(m, len, MADV_NOHUGEPAGE);
+		if (base_pages && madvise(m, len, MADV_NOHUGEPAGE))
+			die("madvise");
 		for (k = 0; k < (long)(len / 8); k++)
 			m[k] = next(&s);
 		npages = len / page_size;

@@ -2,14 +2,16 @@
 # make bench (and make demo): build the release kernels, boot the two-tier
 # guest and run the benchmarks, then write the report.
 #
-#   tests/bench/bench.sh [all|demo|alloc|collateral]
+#   tests/bench/bench.sh [all|demo|alloc|tier|collateral]
 #
 # all (make bench): three boots, each a fresh guest of the same shape:
 #   vanilla  allocbench                                  (baseline kernel)
 #   patched  allocbench: nomod, disabled, on in rotation (same harness)
-#   patched  tierbench file, anon and anon-fork: luf off and on alternating
-#            in the one boot; migbench file, anon and sep: off, on and lazy
-#            (on with max_defer_ms 10000) in rotation
+#   patched  tierbench file, anon, anon-fork, anon-mthp (64 KiB mTHP
+#            always) and xfs (the file on XFS, large page-cache folios):
+#            luf off and on alternating in the one boot; migbench file,
+#            anon and sep: off, on and lazy (on with max_defer_ms 10000) in
+#            rotation
 #   patched  who else pays: tier-file quiet and beside a logger, write1
 #            beside tiering, fragmentation once max_defer_ms has passed,
 #            GFP_ATOMIC bursts right after a demotion: luf off and on
@@ -18,6 +20,8 @@
 # demo (make demo): one boot: the tiers and luf's state (t/demo), then
 #   tierbench on the file, luf off and on.
 # alloc: the two allocbench boots of all, alone.
+# tier: the tiering boot of all, alone (LUF_BENCH_TIER: which of its
+# workloads, by name).
 # collateral: the last boot of all, alone (LUF_BENCH_COLLATERAL: which of
 # its workloads, by name).
 #
@@ -44,9 +48,10 @@ all|alloc) reps=${LUF_BENCH_REPS:-5}
 	# write1+tier; empty: the host's clock, as the other benchmarks.
 	icount=${LUF_BENCH_ICOUNT-3} ;;
 demo) reps=${LUF_BENCH_REPS:-3} ;;
+tier) reps=${LUF_BENCH_REPS:-5} ;;
 collateral) reps=${LUF_BENCH_REPS:-5}
 	icount=${LUF_BENCH_ICOUNT-3} ;;
-*) echo "usage: bench.sh [all|demo|alloc|collateral]" >&2; exit 2 ;;
+*) echo "usage: bench.sh [all|demo|alloc|tier|collateral]" >&2; exit 2 ;;
 esac
 build=$top/build
 out=${LUF_BENCH_OUT:-$build/bench/$what-$(date -u +%Y%m%d-%H%M%S)}
@@ -67,24 +72,40 @@ rm -rf "$amod" && mkdir -p "$amod" && cp tests/bench/atomicmod/* "$amod/"
 make -s -C "$kp" M="$amod" modules >"$out/atomicmod.log" 2>&1 ||
 	{ cat "$out/atomicmod.log" >&2; exit 1; }
 make -s tools
+# The patched kernel's modules (XFS for tier-xfs), as make check installs them.
+modroot=$build/bench-modroot
+rm -rf "$modroot"
+make -s -C "$kp" modules_install INSTALL_MOD_PATH="$modroot" \
+	INSTALL_MOD_STRIP=1 >"$out/modules_install.log" 2>&1 ||
+	{ cat "$out/modules_install.log" >&2; exit 1; }
 
 # One boot: bench_boot <name> <kernel build dir> <timeout> <list lines...>
 bench_boot() {
 	local name=$1 kdir=$2 tmo=$3
 	shift 3
 	printf '%s\n' "$@" > "$out/lists/$name.list"
+	local mods=()
+	[ "$kdir" != "$kp" ] || mods=("$modroot/lib/modules:/lib/modules")
 	tests/initramfs.sh "$out/$name.cpio" "$out/stage" \
 		"$mod/luf.ko:luf.ko" "$amod/luf_atomic.ko:luf_atomic.ko" \
-		"$build/tools/.:bin" \
+		"$build/tools/.:bin" "${mods[@]}" \
 		"$out/lists/$name.list:$name.list" >/dev/null
-	rm -f "$out/disk.img"
+	rm -f "$out/disk.img" "$out/xfs.img"
 	truncate -s 1200M "$out/disk.img"
 	mkfs.ext4 -q -F "$out/disk.img"
+	# tier-xfs: its data on XFS, whose page cache uses large folios.
+	local xfs=
+	case " $* " in
+	*" tier-xfs "*) truncate -s 1200M "$out/xfs.img"
+		mkfs.xfs -q -f "$out/xfs.img"
+		xfs=$out/xfs.img ;;
+	esac
 	log "boot $name: $(cat "$kdir/include/config/kernel.release") ($*)"
 	local rc=0
-	LUF_DISK=$out/disk.img tests/vm.sh "$kdir/arch/x86/boot/bzImage" \
+	LUF_DISK=$out/disk.img LUF_DISK_XFS=$xfs \
+		tests/vm.sh "$kdir/arch/x86/boot/bzImage" \
 		"$out/$name.cpio" "$name" "$out/vm-$name" "$tmo" > "$out/vm-$name.txt" || rc=$?
-	rm -f "$out/disk.img" "$out/$name.cpio"
+	rm -f "$out/disk.img" "$out/xfs.img" "$out/$name.cpio"
 	tr -d '\r' < "$out/vm-$name/results.log" | grep '^BENCH ' >> "$out/bench.txt" || true
 	if [ $rc -ne 0 ]; then
 		cat "$out/vm-$name.txt" >&2
@@ -113,10 +134,24 @@ collateral() {
 	[ -z "$w1" ] || LUF_ICOUNT=$icount bench_boot collateral-w1 "$kp" 5400 \
 		"bench ab write1+tier $reps"
 }
+tiering() {
+	local w lines=()
+	# LUF_BENCH_TIER: a subset of the tiering workloads, by name.
+	set -- ${LUF_BENCH_TIER:-tier-file tier-anon tier-anon-fork tier-anon-mthp tier-xfs mig-file mig-anon mig-sep}
+	for w; do
+		case $w in
+		mig-*) lines+=("bench configs $w $reps off on lazy") ;;
+		*) lines+=("bench ab $w $reps") ;;
+		esac
+	done
+	bench_boot ab "$kp" 7200 "${lines[@]}"
+}
 if [ "$what" = demo ]; then
 	bench_boot bench-demo "$kp" 1800 demo "bench ab tier-file $reps"
 elif [ "$what" = collateral ]; then
 	collateral
+elif [ "$what" = tier ]; then
+	tiering
 else
 	# allocbench under -icount: its rate is then pages per instruction
 	# executed, not per host second, which another tenant of the host or
@@ -125,13 +160,7 @@ else
 		"bench configs alloc $areps vanilla"
 	LUF_ICOUNT=$icount bench_boot alloc-patched "$kp" 2400 \
 		"bench configs alloc $areps nomod disabled on"
-	[ "$what" = alloc ] ||
-	bench_boot ab "$kp" 5400 \
-		"bench ab tier-file $reps" "bench ab tier-anon $reps" \
-		"bench ab tier-anon-fork $reps" \
-		"bench configs mig-file $reps off on lazy" \
-		"bench configs mig-anon $reps off on lazy" \
-		"bench configs mig-sep $reps off on lazy"
+	[ "$what" = alloc ] || tiering
 	[ "$what" = alloc ] || collateral
 fi
 log "guest runs took $(( $(date +%s) - start ))s"

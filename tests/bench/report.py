@@ -32,6 +32,9 @@ THROUGHPUT = {
     "tier-file": ("reads_per_sec", "reads/s"),
     "tier-anon": ("reads_per_sec", "reads/s"),
     "tier-anon-fork": ("reads_per_sec", "reads/s"),
+    # Large folios (issue 11): 64 KiB anonymous mTHP, XFS's page cache.
+    "tier-anon-mthp": ("reads_per_sec", "reads/s"),
+    "tier-xfs": ("reads_per_sec", "reads/s"),
     "mig-file": ("pages_per_sec", "pages migrated/s"),
     "mig-anon": ("pages_per_sec", "pages migrated/s"),
     "mig-sep": ("pages_per_sec", "pages migrated/s"),
@@ -45,6 +48,8 @@ THROUGHPUT = {
 }
 # Further metrics compared on/off: the readers' side of migbench.
 SECONDARY = {
+    "tier-anon-mthp": ["luf_refused_large", "luf_tagged", "thp_anon_64k"],
+    "tier-xfs": ["luf_refused_large", "luf_tagged"],
     "mig-file": ["reads_per_sec"],
     "mig-anon": ["reads_per_sec"],
     "mig-sep": ["reads_per_sec"],
@@ -330,6 +335,30 @@ def _goal_ratio(bench, metric, least):
     return check
 
 
+def _goal_refused_large(bench, share):
+    def check(summary, comps):
+        ref = _mean(summary, bench, "patched/on", "luf_refused_large")
+        tag = _mean(summary, bench, "patched/on", "luf_tagged")
+        if ref is None or tag is None:
+            return None
+        if not ref + tag:
+            return "luf saw no folio", False
+        got = ref / (ref + tag)
+        return (f"{ref:.0f} refused for size of {ref + tag:.0f} per run "
+                f"({got * 100:.1f}%)", got <= share)
+    return check
+
+
+def _goal_ratio_at_most(bench, metric, most):
+    def check(summary, comps):
+        c = _ratio(comps, bench, metric)
+        if not c:
+            return None
+        return (f"on/off {c['mean']:.3f} ± {c['stdev']:.3f}",
+                c["mean"] <= most)
+    return check
+
+
 def _goal_no_worse(bench, metric):
     def check(summary, comps):
         off = _mean(summary, bench, "patched/off", metric)
@@ -357,6 +386,15 @@ GOALS = [
      _goal_no_worse("atomic", "atomic_failed")),
     ("atomic", "no flush_parked that luf off does not have",
      _goal_no_worse("atomic", "luf_parked")),
+    # Large folios are deferred like small ones.
+    ("tier-anon-mthp", "refused_large at most 1% of the folios luf saw",
+     _goal_refused_large("tier-anon-mthp", 0.01)),
+    ("tier-anon-mthp", "unmap-flush IPIs -95% or better",
+     _goal_ratio_at_most("tier-anon-mthp", "unmap_flush_ipis", 0.05)),
+    ("tier-xfs", "refused_large at most 1% of the folios luf saw",
+     _goal_refused_large("tier-xfs", 0.01)),
+    ("tier-xfs", "unmap-flush IPIs -95% or better",
+     _goal_ratio_at_most("tier-xfs", "unmap_flush_ipis", 0.05)),
 ]
 
 

@@ -89,7 +89,7 @@ sync_patched() {
 fragments=("$here/base.config")
 [ "$variant" = debug ] && fragments+=("$here/debug.config")
 [ "$variant" = release ] && fragments+=("$here/release.config")
-[ "$flavor-$variant" = patched-debug ] && fragments+=("$here/modules.config")
+[ "$flavor" = patched ] && fragments+=("$here/modules.config")
 
 stamp_inputs() {
 	echo "$pkgver $flavor $variant"
