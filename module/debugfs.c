@@ -19,6 +19,7 @@ static const char *const luf_stat_names[NR_LUF_STATS] = {
 	[LUF_STAT_REFUSED + LUF_REFUSED_SHSTK]	= "refused_shstk",
 	[LUF_STAT_REFUSED + LUF_REFUSED_LARGE]	= "refused_large",
 	[LUF_STAT_REFUSED + LUF_REFUSED_KEPT]	= "refused_kept",
+	[LUF_STAT_REFUSED + LUF_REFUSED_SPLIT]	= "refused_split",
 	[LUF_STAT_FLUSH + LUF_FLUSH_ALLOC]	= "flush_alloc",
 	[LUF_STAT_FLUSH + LUF_FLUSH_WRITE]	= "flush_write",
 	[LUF_STAT_FLUSH + LUF_FLUSH_FILE_WRITE]	= "flush_file_write",

@@ -85,7 +85,7 @@ static struct arch_tlbflush_unmap_batch luf_flushing_batch;
 static unsigned long luf_open;
 static bool luf_open_used;
 static unsigned long luf_open_since;		/* jiffies */
-static unsigned int luf_open_pages;
+static unsigned long luf_open_pages;
 static bool luf_flushing;
 static bool luf_accepting;
 static unsigned long luf_sources = BIT(LUF_SRC_MIGRATION) | BIT(LUF_SRC_RECLAIM);
@@ -191,7 +191,7 @@ static void luf_limit_workfn(struct work_struct *work)
 static DECLARE_WORK(luf_limit_work, luf_limit_workfn);
 
 static unsigned long luf_defer(struct arch_tlbflush_unmap_batch *batch,
-			       unsigned long sources, unsigned int nr_folios)
+			       unsigned long sources, unsigned long nr_pages)
 {
 	unsigned long flags, gen = 0;
 	bool first = false, over;
@@ -206,7 +206,7 @@ static unsigned long luf_defer(struct arch_tlbflush_unmap_batch *batch,
 			luf_open_since = jiffies;
 			first = true;
 		}
-		luf_open_pages += nr_folios;
+		luf_open_pages += nr_pages;
 		over = luf_open_pages >= READ_ONCE(luf_max_pages);
 		gen = luf_open;
 		WRITE_ONCE(luf_core.gens->deferred, gen);
@@ -238,7 +238,7 @@ static unsigned long luf_defer(struct arch_tlbflush_unmap_batch *batch,
 		return 0;
 	}
 	luf_stat_add(LUF_STAT_DEFERRED, 1);
-	luf_stat_add(LUF_STAT_PAGES_TAGGED, nr_folios);
+	luf_stat_add(LUF_STAT_PAGES_TAGGED, nr_pages);
 	return gen;
 }
 
@@ -261,7 +261,7 @@ static void luf_ops_flush_mm(struct mm_struct *mm)
 	luf_stat_add(LUF_STAT_FLUSH_MM, 1);
 }
 
-static void luf_ops_refused(enum luf_refusal why, unsigned int nr)
+static void luf_ops_refused(enum luf_refusal why, unsigned long nr)
 {
 	luf_stat_add(LUF_STAT_REFUSED + why, nr);
 }

@@ -15,8 +15,9 @@
  *			kernel's hook sites are no-ops, as with no module.
  *   max_defer_ms	1..60000, default 1000.  No deferred flush waits longer
  *			than this (plus the time a worker takes to run).
- *   max_pages		1..2^30, default 65536.  Folios whose flush may be
- *			outstanding at once; beyond it the flush is started.
+ *   max_pages		1..2^30, default 65536.  Pages whose flush may be
+ *			outstanding at once (a 64 KiB folio counts 16);
+ *			beyond it the flush is started.
  *   migration		0 or 1, default 1.  Defer flushes of unmaps done by
  *			page migration (NUMA tiering, move_pages, compaction).
  *   reclaim		0 or 1, default 1.  Defer flushes of unmaps done by
@@ -34,13 +35,17 @@
  *   stats	one "name value" line per event counter, summed over CPUs:
  *		  offered		read-only batches offered by the core
  *		  deferred		batches taken into the deferred batch
- *		  pages_tagged		folios covered by them
+ *		  pages_tagged		pages covered by them (of folios of
+ *					any order)
  *		  declined		batches refused (disabled, source off)
- *		  refused_writable	folios sent down the normal path: a PTE
- *					that may be cached writable
+ *		  refused_writable	pages sent down the normal path: a PTE
+ *					of their folio may be cached writable
  *		  refused_shstk		... a shadow-stack PTE
- *		  refused_large		... a large folio
+ *		  refused_large		... a hugetlb folio, or one met through
+ *					a PMD mapping
  *		  refused_kept		... unmapped but kept by reclaim
+ *		  refused_split		... a folio unmapped in the same pass
+ *					was split (shmem writeback)
  *		  flush_<reason>	flushes done, by what asked: alloc, write,
  *					file_write, truncate, put, parked,
  *					mprotect, changed, reserve (core

@@ -68,7 +68,9 @@
  *		completion is another hook site than write(2)'s; -f may name
  *		a block device, whose page cache is then what is mapped.
  *
- * Output: one line of "key=value" counters; exit status 1 if any violation
+ * Output: one line of "key=value" counters (large: pages of the area in
+ * large folios at the start, -1 if /proc/kpageflags cannot be read); exit
+ * status 1 if any violation
  * was seen, 2 on a usage or setup error.
  */
 #define _GNU_SOURCE
@@ -1052,13 +1054,18 @@ static void setup(void)
 			syscall(SYS_io_setup, 1, &aio_ctx)))
 		die("io_setup (-a is for write mode)");
 	{
-		uint64_t *buf = malloc(page_size);
+		/*
+		 * One write: a filesystem with large folios (XFS) sizes the
+		 * folios of a buffered write by its length.
+		 */
+		uint64_t *buf = malloc(len);
 
-		for (p = 0; p < npages; p++) {
-			fill_page(buf, p, 0);
-			if (pwrite(fd, buf, page_size, p * page_size) != page_size)
-				die("pwrite");
-		}
+		if (!buf)
+			die("malloc");
+		for (p = 0; p < npages; p++)
+			fill_page(buf + p * page_size / 8, p, 0);
+		if (pwrite(fd, buf, len, 0) != (ssize_t)len)
+			die("pwrite");
 		free(buf);
 	}
 	/* Written back, the pages are clean and reclaim can drop them. */
@@ -1067,6 +1074,39 @@ static void setup(void)
 	area = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
 	if (area == MAP_FAILED)
 		die("mmap file");
+}
+
+/*
+ * How many pages of the area belong to a large folio (/proc/kpageflags:
+ * compound head or tail), -1 if that cannot be read (not root).
+ */
+static long count_large(void)
+{
+	int pm = open("/proc/self/pagemap", O_RDONLY);
+	int kf = open("/proc/kpageflags", O_RDONLY);
+	uint64_t e, flags, compound = (1ULL << 15) | (1ULL << 16);
+	long p, n = -1;
+
+	if (pm >= 0 && kf >= 0 && area) {
+		n = 0;
+		for (p = 0; p < npages; p++) {
+			off_t vpn = (uintptr_t)area / page_size + p;
+
+			/* Present pages only: a read faults it in. */
+			(void)*(volatile uint64_t *)(area + p * page_size / 8);
+			if (pread(pm, &e, 8, vpn * 8) != 8 || !(e >> 63))
+				continue;
+			e &= (1ULL << 55) - 1;
+			if (pread(kf, &flags, 8, e * 8) == 8 &&
+			    (flags & compound))
+				n++;
+		}
+	}
+	if (pm >= 0)
+		close(pm);
+	if (kf >= 0)
+		close(kf);
+	return n;
 }
 
 static void start_hog(void)
@@ -1102,6 +1142,7 @@ int main(int argc, char **argv)
 {
 	pthread_t th[64], mig, wr;
 	int c, i, m;
+	long large;
 
 	page_size = sysconf(_SC_PAGESIZE);
 	nreaders = sysconf(_SC_NPROCESSORS_ONLN);
@@ -1148,6 +1189,7 @@ int main(int argc, char **argv)
 	if (mode == M_UFFD_MOVE)
 		start_hog();
 	setup();
+	large = mode == M_UFFD_MOVE ? -1 : count_large();
 	signal(SIGBUS, on_sigbus);
 	for (i = 0; i < nreaders; i++)
 		pthread_create(&th[i], NULL, reader, (void *)(long)i);
@@ -1178,8 +1220,8 @@ int main(int argc, char **argv)
 	if (mode == M_FUSE_STORE)
 		fuse_teardown();
 
-	printf("mode=%s pages=%ld passes=%ld migrated=%ld move_failed=%ld reads=%ld hog_rounds=%ld epoch=%llu sigbus=%ld early=%ld in_window=%ld uffd_moved=%ld violations=%ld",
-	       mode_names[mode], npages, (long)npasses, (long)migrated,
+	printf("mode=%s pages=%ld large=%ld passes=%ld migrated=%ld move_failed=%ld reads=%ld hog_rounds=%ld epoch=%llu sigbus=%ld early=%ld in_window=%ld uffd_moved=%ld violations=%ld",
+	       mode_names[mode], npages, large, (long)npasses, (long)migrated,
 	       (long)moves_failed, (long)reads, (long)hogged,
 	       (unsigned long long)shm->epoch, (long)sigbus, (long)early,
 	       (long)in_window, (long)moves, (long)violations);
