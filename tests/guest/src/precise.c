@@ -104,7 +104,14 @@ int main(int argc, char **argv)
 		die("pwrite");
 	area = mmap(NULL, NPAGES * psz, PROT_READ, MAP_SHARED, fd, 0);
 	m3 = mmap(NULL, psz, PROT_READ | PROT_WRITE, MAP_SHARED, fb[2], 0);
-	if (area == MAP_FAILED || m3 == MAP_FAILED)
+	/*
+	 * b1 and b2 are mapped too (never touched): a write to a file that
+	 * nobody maps skips luf's hook altogether, and would not show a
+	 * trigger that is too wide.
+	 */
+	if (area == MAP_FAILED || m3 == MAP_FAILED ||
+	    mmap(NULL, psz, PROT_READ, MAP_SHARED, fb[0], 0) == MAP_FAILED ||
+	    mmap(NULL, psz, PROT_READ, MAP_SHARED, fb[1], 0) == MAP_FAILED)
 		die("mmap");
 	for (i = 0; i < 2; i++)
 		pthread_create(&th[i], NULL, reader, (void *)(long)(i + 1));
