@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,41 @@ out:
 }
 
 /* Run the calling thread on CPU @cpu, modulo the CPUs online. */
+/*
+ * How many of the npages pages at addr belong to a large folio, read from
+ * /proc/self/pagemap and /proc/kpageflags (root): KPF_COMPOUND_HEAD or
+ * KPF_COMPOUND_TAIL.  Each page is read first, so that it is present.
+ * -1 if the files cannot be read.
+ */
+static inline long bench_large_pages(const void *addr, long npages)
+{
+	long psize = sysconf(_SC_PAGESIZE), p, n = -1;
+	int pm = open("/proc/self/pagemap", O_RDONLY);
+	int kf = open("/proc/kpageflags", O_RDONLY);
+	uint64_t e, flags, compound = (1ULL << 15) | (1ULL << 16);
+
+	if (pm >= 0 && kf >= 0) {
+		n = 0;
+		for (p = 0; p < npages; p++) {
+			const char *a = (const char *)addr + p * psize;
+
+			(void)*(const volatile char *)a;
+			if (pread(pm, &e, 8, (uintptr_t)a / psize * 8) != 8 ||
+			    !(e >> 63))
+				continue;
+			e &= (1ULL << 55) - 1;
+			if (pread(kf, &flags, 8, e * 8) == 8 &&
+			    (flags & compound))
+				n++;
+		}
+	}
+	if (pm >= 0)
+		close(pm);
+	if (kf >= 0)
+		close(kf);
+	return n;
+}
+
 static inline void bench_pin(long cpu)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -144,20 +180,6 @@ static inline long bench_kv(const char *path, const char *key)
 	return ret;
 }
 
-/* A file that holds one number (sysfs), or -1. */
-static inline long bench_num(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	long v = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 /*
  * With BENCH_TRACE_WINDOW set in the environment, tracing is switched on
  * for the measured phase only (tests/guest/t/bench switches it off before
@@ -181,8 +203,7 @@ struct bench_counters {
 	long tlb_ipis, remote_flush, remote_flush_received, local_flush_all,
 	     local_flush_one, pgmigrate, pgdemote, pgpromote, pgscan, luf_ipis,
 	     luf_flushes, luf_tagged, luf_flush_age, luf_flush_alloc,
-	     luf_flush_file_write, luf_flush_reserve, luf_refused_large,
-	     thp_anon_64k;
+	     luf_flush_file_write, luf_flush_reserve, luf_refused_large;
 	/* this process (all threads): faults, context switches, CPU time */
 	long minflt, csw;
 	double utime, stime;
@@ -244,10 +265,8 @@ static inline void bench_read(struct bench_counters *c)
 	c->luf_flush_alloc = bench_kv(luf, "flush_alloc");
 	c->luf_flush_file_write = bench_kv(luf, "flush_file_write");
 	c->luf_flush_reserve = bench_kv(luf, "flush_reserve");
-	/* Folios luf refused for being large, and 64 KiB anonymous mTHPs. */
+	/* Folios luf refused for being large (tierbench: large_*). */
 	c->luf_refused_large = bench_kv(luf, "refused_large");
-	c->thp_anon_64k = bench_num("/sys/kernel/mm/transparent_hugepage/"
-				    "hugepages-64kB/stats/anon_fault_alloc");
 	bench_cpu(c);
 	{
 		struct rusage ru;
@@ -274,7 +293,7 @@ static inline void bench_print_deltas(const struct bench_counters *a,
 	D(local_flush_all); D(local_flush_one); D(pgmigrate); D(pgdemote);
 	D(pgpromote); D(pgscan); D(luf_ipis); D(luf_flushes); D(luf_tagged);
 	D(luf_flush_age); D(luf_flush_alloc); D(luf_flush_file_write);
-	D(luf_flush_reserve); D(luf_refused_large); D(thp_anon_64k);
+	D(luf_flush_reserve); D(luf_refused_large);
 	D(minflt); D(csw);
 #undef D
 	printf(" utime=%.3f stime=%.3f", b->utime - a->utime, b->stime - a->stime);

@@ -34,6 +34,9 @@
  *   none	nothing: migration alone (the writers' entries are writable,
  *		luf never defers them).
  *
+ * -L lets the region have large folios (anonymous mTHP, THP as the system
+ * is configured); by default it asks for base pages (MADV_NOHUGEPAGE).
+ *
  * At the end everything stops, the tool sleeps past luf's max_defer_ms (-w)
  * so that anything deferred is flushed, and the writers check every page one
  * last time.
@@ -72,6 +75,7 @@ static enum mode mode = M_FORK;
 static int seconds = 20;
 static long region_mb = 256;
 static long hot_pages = 1024;
+static int large_ok;
 static long chunk = 64;
 static int nwriters = 2;
 static int wait_ms = 1500;
@@ -280,7 +284,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: luflost [-m fork|mprotect|uffd-wp|none] [-t seconds] [-r region-MiB]\n"
-		"               [-n hot-pages] [-c chunk] [-W writers] [-w final-wait-ms]\n");
+		"               [-n hot-pages] [-c chunk] [-W writers] [-w final-wait-ms]\n"
+		"               [-L]\n");
 	exit(2);
 }
 
@@ -289,10 +294,10 @@ int main(int argc, char **argv)
 	struct writer w[8];
 	pthread_t wp_thread, drain_thread;
 	int fd[2], opt, i, ncpus, mig_cpu;
-	long region_pages, moved = 0, migrated;
+	long region_pages, moved = 0, migrated, large;
 	pid_t mig;
 
-	while ((opt = getopt(argc, argv, "m:t:r:n:c:W:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:t:r:n:c:W:w:L")) != -1) {
 		switch (opt) {
 		case 'm':
 			for (i = 0; i < NR_MODES; i++)
@@ -308,6 +313,7 @@ int main(int argc, char **argv)
 		case 'c': chunk = atol(optarg); break;
 		case 'W': nwriters = atoi(optarg); break;
 		case 'w': wait_ms = atoi(optarg); break;
+		case 'L': large_ok = 1; break;
 		default: usage();
 		}
 	}
@@ -331,8 +337,8 @@ int main(int argc, char **argv)
 		perror("luflost: mmap");
 		return 2;
 	}
-	/* Small pages only: large folios are not what this looks at. */
-	madvise(region, region_pages * page_size, MADV_NOHUGEPAGE);
+	if (!large_ok)
+		madvise(region, region_pages * page_size, MADV_NOHUGEPAGE);
 	if (region_pages > hot_pages) {
 		unsigned long node1 = 1UL << 1;
 
@@ -342,6 +348,8 @@ int main(int argc, char **argv)
 			&node1, 8 * sizeof(node1), 0);
 	}
 	memset(region, 0, region_pages * page_size);
+	/* Pages of the hot set in large folios, before anything moves. */
+	large = bench_large_pages(region, hot_pages);
 	hot = calloc(hot_pages, sizeof(*hot));
 	for (i = 0; i < hot_pages; i++)
 		hot[i] = region + i * page_size;
@@ -424,8 +432,9 @@ int main(int argc, char **argv)
 	}
 
 	migrated = moved;
-	printf("mode=%s seconds=%d hot=%ld chunk=%ld writers=%d migrated=%ld visits=%ld forks=%ld wprotects=%ld wp_faults=%ld lost=%ld\n",
-	       mode_names[mode], seconds, hot_pages, chunk, nwriters, migrated,
+	printf("mode=%s seconds=%d hot=%ld large=%ld chunk=%ld writers=%d migrated=%ld visits=%ld forks=%ld wprotects=%ld wp_faults=%ld lost=%ld\n",
+	       mode_names[mode], seconds, hot_pages, large, chunk, nwriters,
+	       migrated,
 	       atomic_load(&visits), atomic_load(&forks),
 	       atomic_load(&wprotects), atomic_load(&wp_faults),
 	       atomic_load(&lost));

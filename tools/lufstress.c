@@ -17,6 +17,12 @@
  * Modes (-m):
  *   anon	private anonymous memory, shared read-only with a forked child
  *   file	a tmpfs file mapped read-only and shared
+ *   shmem	anonymous shared memory (MAP_SHARED | MAP_ANONYMOUS: shmem,
+ *		in 64 KiB folios with hugepages-64kB/shmem_enabled always),
+ *		filled, then made read-only with mprotect(2); with -s
+ *		pageout and a swap file, reclaim unmaps each large folio
+ *		whole and shmem_writepage() splits it after that unmap (a
+ *		swap file has no large swap entries)
  *   write	file, plus a writer that rewrites it with pwrite(2), then
  *		publishes the new epoch
  *   truncate	file, plus a truncater that truncates it to 0 and back (new
@@ -120,11 +126,11 @@ struct uffdio_move {
 #define POISON		0xdeadbeefdeadbeefULL
 
 enum mode {
-	M_ANON, M_FILE, M_WRITE, M_TRUNCATE, M_COW, M_MPROTECT,
+	M_ANON, M_FILE, M_SHMEM, M_WRITE, M_TRUNCATE, M_COW, M_MPROTECT,
 	M_MPROTECT_SHARED, M_UFFD_MOVE, M_FUSE_STORE, NR_MODES,
 };
 static const char *const mode_names[NR_MODES] = {
-	"anon", "file", "write", "truncate", "cow", "mprotect",
+	"anon", "file", "shmem", "write", "truncate", "cow", "mprotect",
 	"mprotect-shared", "uffd-move", "fuse-store",
 };
 
@@ -1013,6 +1019,22 @@ static void setup(void)
 		fuse_setup(len);
 		return;
 	}
+	if (mode == M_SHMEM) {
+		area = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (area == MAP_FAILED)
+			die("mmap");
+		for (p = 0; p < npages; p++)
+			fill_page(area + p * page_size / 8, p, 0);
+		/*
+		 * The hog is forked: a second mapping of the folios would make
+		 * MADV_PAGEOUT pass them by as shared.
+		 */
+		if (madvise(area, len, MADV_DONTFORK) ||
+		    mprotect(area, len, PROT_READ))
+			die("madvise/mprotect");
+		return;
+	}
 	if (mode == M_ANON || mode == M_COW || mode == M_MPROTECT) {
 		area = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -1076,39 +1098,6 @@ static void setup(void)
 		die("mmap file");
 }
 
-/*
- * How many pages of the area belong to a large folio (/proc/kpageflags:
- * compound head or tail), -1 if that cannot be read (not root).
- */
-static long count_large(void)
-{
-	int pm = open("/proc/self/pagemap", O_RDONLY);
-	int kf = open("/proc/kpageflags", O_RDONLY);
-	uint64_t e, flags, compound = (1ULL << 15) | (1ULL << 16);
-	long p, n = -1;
-
-	if (pm >= 0 && kf >= 0 && area) {
-		n = 0;
-		for (p = 0; p < npages; p++) {
-			off_t vpn = (uintptr_t)area / page_size + p;
-
-			/* Present pages only: a read faults it in. */
-			(void)*(volatile uint64_t *)(area + p * page_size / 8);
-			if (pread(pm, &e, 8, vpn * 8) != 8 || !(e >> 63))
-				continue;
-			e &= (1ULL << 55) - 1;
-			if (pread(kf, &flags, 8, e * 8) == 8 &&
-			    (flags & compound))
-				n++;
-		}
-	}
-	if (pm >= 0)
-		close(pm);
-	if (kf >= 0)
-		close(kf);
-	return n;
-}
-
 static void start_hog(void)
 {
 	_Atomic long *rounds;
@@ -1130,8 +1119,8 @@ static void start_hog(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: lufstress [-m anon|file|write|truncate|cow|mprotect|mprotect-shared|\n"
-		"                     uffd-move|fuse-store]\n"
+		"usage: lufstress [-m anon|file|shmem|write|truncate|cow|mprotect|\n"
+		"                     mprotect-shared|uffd-move|fuse-store]\n"
 		"                 [-n pages]\n"
 		"                 [-t seconds | -p passes] [-r readers] [-H hog-MiB]\n"
 		"                 [-s migrate|pageout] [-f file] [-q quiet-ms] [-b] [-a]\n");
@@ -1189,7 +1178,8 @@ int main(int argc, char **argv)
 	if (mode == M_UFFD_MOVE)
 		start_hog();
 	setup();
-	large = mode == M_UFFD_MOVE ? -1 : count_large();
+	large = mode == M_UFFD_MOVE || !area ? -1 :
+		bench_large_pages(area, npages);
 	signal(SIGBUS, on_sigbus);
 	for (i = 0; i < nreaders; i++)
 		pthread_create(&th[i], NULL, reader, (void *)(long)i);

@@ -33,9 +33,16 @@
  *   -r seed	fixed seed (default 1): the same sequence of addresses
  *   -B		anonymous data in base pages only (MADV_NOHUGEPAGE);
  *		without it, THP and mTHP as the system is configured
+ *   -K		file data: keep the kernel's readahead.  By default the
+ *		mapping is MADV_RANDOM, as llama.cpp's --numa maps a model:
+ *		no readahead, and faults read single pages, in base pages
+ *		whatever the filesystem.  With readahead a filesystem with
+ *		large folios (XFS) reads the data in large folios.
  *
  * Prints one line of "key=value" counters for the measured phase: reads,
- * secs, reads_per_sec, then the counters of bench.h.
+ * secs, reads_per_sec, large_start and large_end (percent of the data's
+ * pages in large folios before the readers start and after they stop, -1
+ * without /proc/kpageflags), then the counters of bench.h.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -130,8 +137,9 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: tierbench -c -f FILE -s MiB\n"
-		"       tierbench ([-R] -f FILE | (-a | -A) [-B] -s MiB) [-t threads] [-d secs]\n"
-		"                 [-w secs] [-H hot-pct] [-P hot-prob-pct] [-S shift-secs]\n"
+		"       tierbench ([-R] [-K] -f FILE | (-a | -A) [-B] -s MiB) [-t threads]\n"
+		"                 [-d secs]"
+		" [-w secs] [-H hot-pct] [-P hot-prob-pct] [-S shift-secs]\n"
 		"                 [-r seed]\n");
 	exit(2);
 }
@@ -142,8 +150,10 @@ static void run(int threads, int warm, int secs, const char *what)
 	struct bench_counters c0, c1;
 	pthread_t th[256];
 	double t0, t1, next_shift;
+	double large0, large1;
 	int i;
 
+	large0 = bench_large_pages((const void *)data, npages) * 100.0 / npages;
 	for (i = 0; i < threads; i++)
 		if (pthread_create(&th[i], NULL, reader, (void *)(long)i))
 			die("pthread_create");
@@ -168,9 +178,11 @@ static void run(int threads, int warm, int secs, const char *what)
 	bench_read(&c1);
 	for (i = 0; i < threads; i++)
 		pthread_join(th[i], NULL);
-	printf("mode=%s mib=%ld threads=%d reads=%ld secs=%.3f reads_per_sec=%.1f",
+	large1 = bench_large_pages((const void *)data, npages) * 100.0 / npages;
+	printf("mode=%s mib=%ld threads=%d reads=%ld secs=%.3f reads_per_sec=%.1f large_start=%.1f large_end=%.1f",
 	       what, npages * page_size >> 20, threads, (long)total, t1 - t0,
-	       total / (t1 - t0));
+	       total / (t1 - t0), large0 < 0 ? -1 : large0,
+	       large1 < 0 ? -1 : large1);
 	bench_print_deltas(&c0, &c1);
 	printf("\n");
 	fflush(stdout);
@@ -180,16 +192,17 @@ int main(int argc, char **argv)
 {
 	int threads = sysconf(_SC_NPROCESSORS_ONLN), secs = 10, warm = 3;
 	int anon = 0, anon_ro = 0, do_create = 0, shared_ro = 0, c;
-	int base_pages = 0;
+	int base_pages = 0, readahead = 0;
 	const char *path = NULL;
 	long mib = 0;
 	size_t len;
 
-	while ((c = getopt(argc, argv, "aABcRf:s:t:d:w:H:P:S:r:")) != -1) {
+	while ((c = getopt(argc, argv, "aABKcRf:s:t:d:w:H:P:S:r:")) != -1) {
 		switch (c) {
 		case 'a': anon = 1; break;
 		case 'A': anon = anon_ro = 1; break;
 		case 'B': base_pages = 1; break;
+		case 'K': readahead = 1; break;
 		case 'R': shared_ro = 1; break;
 		case 'c': do_create = 1; break;
 		case 'f': path = optarg; break;
@@ -210,7 +223,7 @@ int main(int argc, char **argv)
 		usage();
 	if ((do_create || anon) && mib < 1)
 		usage();
-	if (base_pages && !anon)
+	if ((base_pages && !anon) || (readahead && anon))
 		usage();
 	page_size = sysconf(_SC_PAGESIZE);
 	if (do_create) {
@@ -275,7 +288,8 @@ int main(int argc, char **argv)
 				 fd, 0);
 		if (m == MAP_FAILED)
 			die("mmap");
-		madvise(m, len, MADV_RANDOM);
+		if (!readahead)
+			madvise(m, len, MADV_RANDOM);
 		data = m;
 		run(threads, warm, secs, shared_ro ? "file-shared" : "file");
 	}

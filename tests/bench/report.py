@@ -48,7 +48,7 @@ THROUGHPUT = {
 }
 # Further metrics compared on/off: the readers' side of migbench.
 SECONDARY = {
-    "tier-anon-mthp": ["luf_refused_large", "luf_tagged", "thp_anon_64k"],
+    "tier-anon-mthp": ["luf_refused_large", "luf_tagged", "large_end"],
     "tier-xfs": ["luf_refused_large", "luf_tagged"],
     "mig-file": ["reads_per_sec"],
     "mig-anon": ["reads_per_sec"],
@@ -430,7 +430,15 @@ def demo_table(summary, comps):
                               ("pages promoted", "pgpromote", 0),
                               ("IPIs sent by luf", "luf_ipis", 0),
                               ("unmap flushes with IPIs", "unmap_flush_ipis", 0),
-                              ("luf flushes by age", "luf_flush_age", 0)):
+                              ("luf flushes by age", "luf_flush_age", 0),
+                              ("pages tagged by luf", "luf_tagged", 0),
+                              ("refused: large folio", "luf_refused_large", 0),
+                              ("% in large folios, start", "large_start", 1),
+                              ("% in large folios, end", "large_end", 1),
+                              ("node 0 revived before", "revived", 1),
+                              ("kswapd gave up on node 0", "n0_unreclaimable", 1)):
+            if off.get(key) is None and on.get(key) is None:
+                continue
             lines.append(f"  {label:26} {fmt(off.get(key), d):>22} {fmt(on.get(key), d):>22}")
         for c in comps:
             if c["bench"] == bench and c["kind"] == "paired":
