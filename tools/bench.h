@@ -52,16 +52,18 @@ out:
 	return rc;
 }
 
-/* Run the calling thread on CPU @cpu, modulo the CPUs online. */
 /*
- * How many of the npages pages at addr belong to a large folio, read from
- * /proc/self/pagemap and /proc/kpageflags (root): KPF_COMPOUND_HEAD or
- * KPF_COMPOUND_TAIL.  Each page is read first, so that it is present.
- * -1 if the files cannot be read.
+ * How many of the @npages pages at @addr that are present belong to a
+ * large folio (KPF_COMPOUND_HEAD or KPF_COMPOUND_TAIL), from
+ * /proc/self/pagemap and /proc/kpageflags (root).  With @touch each page is
+ * read first, so that all are present; without, the pages are left as
+ * they are and *@present (if given) says how many were.  -1 if the files
+ * cannot be read.
  */
-static inline long bench_large_pages(const void *addr, long npages)
+static inline long bench_large_pages(const void *addr, long npages,
+				     int touch, long *present)
 {
-	long psize = sysconf(_SC_PAGESIZE), p, n = -1;
+	long psize = sysconf(_SC_PAGESIZE), p, n = -1, in = 0;
 	int pm = open("/proc/self/pagemap", O_RDONLY);
 	int kf = open("/proc/kpageflags", O_RDONLY);
 	uint64_t e, flags, compound = (1ULL << 15) | (1ULL << 16);
@@ -71,12 +73,14 @@ static inline long bench_large_pages(const void *addr, long npages)
 		for (p = 0; p < npages; p++) {
 			const char *a = (const char *)addr + p * psize;
 
-			(void)*(const volatile char *)a;
-			if (pread(pm, &e, 8, (uintptr_t)a / psize * 8) != 8 ||
+			if (touch)
+				(void)*(const volatile char *)a;
+			if (pread(pm, &e, 8, (off_t)((uintptr_t)a / psize) * 8) != 8 ||
 			    !(e >> 63))
 				continue;
+			in++;
 			e &= (1ULL << 55) - 1;
-			if (pread(kf, &flags, 8, e * 8) == 8 &&
+			if (pread(kf, &flags, 8, (off_t)e * 8) == 8 &&
 			    (flags & compound))
 				n++;
 		}
@@ -85,9 +89,12 @@ static inline long bench_large_pages(const void *addr, long npages)
 		close(pm);
 	if (kf >= 0)
 		close(kf);
+	if (present)
+		*present = in;
 	return n;
 }
 
+/* Run the calling thread on CPU @cpu, modulo the CPUs online. */
 static inline void bench_pin(long cpu)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);

@@ -349,7 +349,7 @@ int main(int argc, char **argv)
 	}
 	memset(region, 0, region_pages * page_size);
 	/* Pages of the hot set in large folios, before anything moves. */
-	large = bench_large_pages(region, hot_pages);
+	large = bench_large_pages(region, hot_pages, 1, NULL);
 	hot = calloc(hot_pages, sizeof(*hot));
 	for (i = 0; i < hot_pages; i++)
 		hot[i] = region + i * page_size;

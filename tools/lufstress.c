@@ -1179,7 +1179,7 @@ int main(int argc, char **argv)
 		start_hog();
 	setup();
 	large = mode == M_UFFD_MOVE || !area ? -1 :
-		bench_large_pages(area, npages);
+		bench_large_pages(area, npages, 1, NULL);
 	signal(SIGBUS, on_sigbus);
 	for (i = 0; i < nreaders; i++)
 		pthread_create(&th[i], NULL, reader, (void *)(long)i);

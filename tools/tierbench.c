@@ -41,8 +41,9 @@
  *
  * Prints one line of "key=value" counters for the measured phase: reads,
  * secs, reads_per_sec, large_start and large_end (percent of the data's
- * pages in large folios before the readers start and after they stop, -1
- * without /proc/kpageflags), then the counters of bench.h.
+ * present pages that are in large folios, when the measured phase starts
+ * and when it ends; the count touches nothing; -1 without
+ * /proc/kpageflags), then the counters of bench.h.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -144,6 +145,15 @@ static void usage(void)
 	exit(2);
 }
 
+/* Percent of the data's present pages in large folios, or -1. */
+static double large_pct(void)
+{
+	long present, n = bench_large_pages((const void *)data, npages, 0,
+					    &present);
+
+	return n < 0 || !present ? -1 : n * 100.0 / present;
+}
+
 /* The measured run, in the process that maps the data. */
 static void run(int threads, int warm, int secs, const char *what)
 {
@@ -153,11 +163,11 @@ static void run(int threads, int warm, int secs, const char *what)
 	double large0, large1;
 	int i;
 
-	large0 = bench_large_pages((const void *)data, npages) * 100.0 / npages;
 	for (i = 0; i < threads; i++)
 		if (pthread_create(&th[i], NULL, reader, (void *)(long)i))
 			die("pthread_create");
 	sleep(warm);
+	large0 = large_pct();
 	bench_read(&c0);
 	bench_trace(1);
 	t0 = bench_now();
@@ -178,11 +188,10 @@ static void run(int threads, int warm, int secs, const char *what)
 	bench_read(&c1);
 	for (i = 0; i < threads; i++)
 		pthread_join(th[i], NULL);
-	large1 = bench_large_pages((const void *)data, npages) * 100.0 / npages;
+	large1 = large_pct();
 	printf("mode=%s mib=%ld threads=%d reads=%ld secs=%.3f reads_per_sec=%.1f large_start=%.1f large_end=%.1f",
 	       what, npages * page_size >> 20, threads, (long)total, t1 - t0,
-	       total / (t1 - t0), large0 < 0 ? -1 : large0,
-	       large1 < 0 ? -1 : large1);
+	       total / (t1 - t0), large0, large1);
 	bench_print_deltas(&c0, &c1);
 	printf("\n");
 	fflush(stdout);

@@ -49,7 +49,7 @@ THROUGHPUT = {
 # Further metrics compared on/off: the readers' side of migbench.
 SECONDARY = {
     "tier-anon-mthp": ["luf_refused_large", "luf_tagged", "large_end"],
-    "tier-xfs": ["luf_refused_large", "luf_tagged"],
+    "tier-xfs": ["luf_refused_large", "luf_tagged", "large_end"],
     "mig-file": ["reads_per_sec"],
     "mig-anon": ["reads_per_sec"],
     "mig-sep": ["reads_per_sec"],
@@ -106,6 +106,11 @@ def stats(values):
 
 def derived(rec):
     """Per-run metrics computed from the raw counters."""
+    # tierbench's large_* are -1 where /proc/kpageflags could not be read:
+    # no value, not a percentage to average.
+    for k in ("large_start", "large_end"):
+        if isinstance(rec.get(k), (int, float)) and rec[k] < 0:
+            del rec[k]
     # The guest prints the trace counts that are not zero: where it traced
     # (trace_overrun is always there), a missing one is a zero.
     if "trace_overrun" in rec:
@@ -216,6 +221,12 @@ def fmt(s, digits=1):
     if not s:
         return "-"
     return f"{s['mean']:.{digits}f} ± {s['stdev']:.{digits}f}"
+
+
+def runs_with(s, _digits=0):
+    if not s:
+        return "-"
+    return f"{round(s['mean'] * s['n'])} of {s['n']} runs"
 
 
 def pct(c):
@@ -435,11 +446,13 @@ def demo_table(summary, comps):
                               ("refused: large folio", "luf_refused_large", 0),
                               ("% in large folios, start", "large_start", 1),
                               ("% in large folios, end", "large_end", 1),
-                              ("node 0 revived before", "revived", 1),
-                              ("kswapd gave up on node 0", "n0_unreclaimable", 1)):
+                              ("node 0 revived before", "revived", -1),
+                              ("kswapd gave up on node 0", "n0_unreclaimable", -1)):
             if off.get(key) is None and on.get(key) is None:
                 continue
-            lines.append(f"  {label:26} {fmt(off.get(key), d):>22} {fmt(on.get(key), d):>22}")
+            # d -1: a 0/1 flag per run, shown as how many runs had it.
+            f = runs_with if d < 0 else fmt
+            lines.append(f"  {label:26} {f(off.get(key), d):>22} {f(on.get(key), d):>22}")
         for c in comps:
             if c["bench"] == bench and c["kind"] == "paired":
                 what = (c["other"].split("/")[-1] + "/" +

@@ -76,6 +76,8 @@ luf_unload_debug() {
 	rmmod luf || fail "cannot unload the debug build"
 }
 luf_loaded() { grep -q '^luf ' /proc/modules; }
+# One counter of luf's debugfs stats (empty when luf is not loaded).
+luf_stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/luf/stats 2>/dev/null; }
 # luf's max_defer_ms (the default when luf is not loaded).
 luf_defer_ms() { cat /sys/kernel/mm/luf/max_defer_ms 2>/dev/null || echo 1000; }
 # Compact memory again and again (the reuse mutation, see t/mutation).
