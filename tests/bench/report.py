@@ -153,10 +153,20 @@ def summarize(runs):
     return groups, summary
 
 
+def stalled(r):
+    """kswapd gave up on node 0 during the run (tests/guest/t/bench): the
+    run measured a node that no longer tiers, not luf."""
+    return r.get("n0_unreclaimable") == 1
+
+
 def paired_ratio(groups, bench, kernel, a, b, metric):
-    """Mean and stdev over repeats of b_i / a_i (same boot, same rep)."""
-    ra = {r["rep"]: r.get(metric) for r in groups.get((bench, kernel, a), [])}
-    rb = {r["rep"]: r.get(metric) for r in groups.get((bench, kernel, b), [])}
+    """Mean and stdev over repeats of b_i / a_i (same boot, same rep).
+    A pair with a stalled run is left out."""
+    ga = groups.get((bench, kernel, a), [])
+    gb = groups.get((bench, kernel, b), [])
+    bad = {r["rep"] for r in ga + gb if stalled(r)}
+    ra = {r["rep"]: r.get(metric) for r in ga if r["rep"] not in bad}
+    rb = {r["rep"]: r.get(metric) for r in gb if r["rep"] not in bad}
     ratios = [rb[k] / ra[k] for k in ra
               if k in rb and isinstance(ra[k], (int, float)) and
               isinstance(rb[k], (int, float)) and ra[k] > 0]
@@ -425,7 +435,7 @@ def goals(summary, comps):
     return rows
 
 
-def demo_table(summary, comps):
+def demo_table(summary, comps, groups=None):
     lines = []
     for bench, cfgs in summary.items():
         tp, unit = THROUGHPUT.get(bench, ("?", "?"))
@@ -453,6 +463,11 @@ def demo_table(summary, comps):
             # d -1: a 0/1 flag per run, shown as how many runs had it.
             f = runs_with if d < 0 else fmt
             lines.append(f"  {label:26} {f(off.get(key), d):>22} {f(on.get(key), d):>22}")
+        left = {r["rep"] for cfg in ("off", "on")
+                for r in (groups or {}).get((bench, "patched", cfg), [])
+                if stalled(r)}
+        if left:
+            lines.append(f"  ratios leave out {len(left)} pair(s) in which kswapd gave up on node 0")
         for c in comps:
             if c["bench"] == bench and c["kind"] == "paired":
                 what = (c["other"].split("/")[-1] + "/" +
@@ -534,7 +549,7 @@ def main():
         if args.plot:
             plot(comps, os.path.join(args.out, "ratios.png"))
     if args.table:
-        print(demo_table(summary, comps))
+        print(demo_table(summary, comps, groups))
     return 0
 
 
