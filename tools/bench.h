@@ -272,7 +272,7 @@ static inline void bench_read(struct bench_counters *c)
 	c->luf_flush_alloc = bench_kv(luf, "flush_alloc");
 	c->luf_flush_file_write = bench_kv(luf, "flush_file_write");
 	c->luf_flush_reserve = bench_kv(luf, "flush_reserve");
-	/* Folios luf refused for being large (tierbench: large_*). */
+	/* Pages luf refused for being large (tierbench: large_*). */
 	c->luf_refused_large = bench_kv(luf, "refused_large");
 	bench_cpu(c);
 	{
