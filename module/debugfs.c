@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /sys/kernel/debug/luf/: the inspection interface, documented in luf.h.
+ * /sys/kernel/debug/luf/: the inspection interface, documented in module/ABI.
  */
 
 #include <linux/debugfs.h>
@@ -10,7 +10,7 @@
 
 DEFINE_PER_CPU(struct luf_stats, luf_stats);
 
-static const char *const luf_stat_names[NR_LUF_STATS] = {
+const char *const luf_stat_names[NR_LUF_STATS] = {
 	[LUF_STAT_OFFERED]		= "offered",
 	[LUF_STAT_DEFERRED]		= "deferred",
 	[LUF_STAT_PAGES_TAGGED]		= "pages_tagged",
@@ -40,18 +40,23 @@ static const char *const luf_stat_names[NR_LUF_STATS] = {
 
 static struct dentry *luf_debugfs_dir;
 
-/* A snapshot: each counter is summed over CPUs without stopping them. */
+/* Summed over CPUs without stopping them: a snapshot, not an atomic one. */
+u64 luf_stat_read(enum luf_stat_item item)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(luf_stats.item[item], cpu);
+	return sum;
+}
+
 static int stats_show(struct seq_file *m, void *v)
 {
-	int i, cpu;
+	int i;
 
-	for (i = 0; i < NR_LUF_STATS; i++) {
-		u64 sum = 0;
-
-		for_each_possible_cpu(cpu)
-			sum += per_cpu(luf_stats.item[i], cpu);
-		seq_printf(m, "%s %llu\n", luf_stat_names[i], sum);
-	}
+	for (i = 0; i < NR_LUF_STATS; i++)
+		seq_printf(m, "%s %llu\n", luf_stat_names[i], luf_stat_read(i));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);

@@ -18,6 +18,7 @@
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
 #include <linux/lockdep.h>
 #include <linux/mm_types_task.h>
 #include <linux/seq_file.h>
@@ -25,6 +26,9 @@
 #include <linux/workqueue.h>
 
 #include "luf.h"
+
+#define CREATE_TRACE_POINTS
+#include "luf_trace.h"
 
 unsigned int luf_max_defer_ms = 1000;
 unsigned int luf_max_pages = 65536;
@@ -107,8 +111,9 @@ static bool luf_after(unsigned long a, unsigned long b)
 static void luf_flush(unsigned long gen, unsigned int why)
 {
 	struct luf_gens *gens = luf_core.gens;
-	unsigned long flags, target;
-	unsigned int nr_ipis;
+	unsigned long flags, target, done;
+	unsigned int nr_cpus, nr_ipis;
+	u64 start;
 
 #ifdef LUF_DEBUG
 	if (test_bit(why, &luf_debug_skip))
@@ -152,12 +157,15 @@ retry:
 	luf_debug_delay(READ_ONCE(luf_debug_flush_delay_us));
 #endif
 
-	nr_ipis = cpumask_weight(&luf_flushing_batch.cpumask);
+	start = ktime_get_ns();
+	nr_cpus = cpumask_weight(&luf_flushing_batch.cpumask);
+	nr_ipis = nr_cpus;
 	if (cpumask_test_cpu(smp_processor_id(), &luf_flushing_batch.cpumask))
 		nr_ipis--;
 	luf_core.flush_batch(&luf_flushing_batch);
 
 	raw_spin_lock_irqsave(&luf_lock, flags);
+	done = target - gens->flushed;
 	/* Pairs with smp_load_acquire() in the core's luf_tag_pending(). */
 	smp_store_release(&gens->flushed, target);
 	WRITE_ONCE(luf_flushing, false);
@@ -168,6 +176,11 @@ retry:
 	luf_stat_add(LUF_STAT_FLUSH + why, 1);
 	luf_stat_add(LUF_STAT_FLUSHES, 1);
 	luf_stat_add(LUF_STAT_IPIS, nr_ipis);
+	trace_luf_flush(why, done, nr_cpus, nr_ipis, ktime_get_ns() - start);
+	/* Announced on the netlink events group (coalesced by a worker). */
+	if (why == LUF_FLUSH_AGE || why == LUF_FLUSH_LIMIT ||
+	    why == LUF_FLUSH_RESERVE)
+		luf_nl_kick_forced();
 }
 
 static void luf_flush_everything(unsigned int why)
@@ -237,6 +250,9 @@ static unsigned long luf_defer(struct arch_tlbflush_unmap_batch *batch,
 		luf_stat_add(LUF_STAT_DECLINED, 1);
 		return 0;
 	}
+	if (trace_luf_defer_enabled())
+		trace_luf_defer(gen, cpumask_weight(&batch->cpumask), nr_pages,
+				sources);
 	luf_stat_add(LUF_STAT_DEFERRED, 1);
 	luf_stat_add(LUF_STAT_PAGES_TAGGED, nr_pages);
 	return gen;
@@ -356,32 +372,45 @@ void luf_defer_stop(void)
 	cancel_work_sync(&luf_limit_work);
 }
 
-void luf_show_state(struct seq_file *m)
+/* @cpus, if not NULL, receives the CPUs the open generation's flush needs. */
+void luf_get_state(struct luf_state *st, struct cpumask *cpus)
 {
 	struct luf_gens *gens = luf_core.gens;
-	unsigned long flags, since, pages;
-	bool used, flushing;
+	unsigned long flags, since;
+	bool used;
+
+	raw_spin_lock_irqsave(&luf_lock, flags);
+	if (cpus)
+		cpumask_copy(cpus, &luf_pending.cpumask);
+	st->pending_cpus = cpumask_weight(&luf_pending.cpumask);
+	used = luf_open_used;
+	since = luf_open_since;
+	st->pending_pages = luf_open_pages;
+	st->flushing = luf_flushing;
+	st->gen_flushed = gens->flushed;
+	st->gen_deferred = gens->deferred;
+	st->gen_open = luf_open;
+	raw_spin_unlock_irqrestore(&luf_lock, flags);
+
+	st->oldest_pending_ms = used ? jiffies_to_msecs(jiffies - since) : 0;
+}
+
+void luf_show_state(struct seq_file *m)
+{
+	struct luf_state st;
 	cpumask_var_t cpus;
 
 	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL))
 		return;
-	raw_spin_lock_irqsave(&luf_lock, flags);
-	cpumask_copy(cpus, &luf_pending.cpumask);
-	used = luf_open_used;
-	since = luf_open_since;
-	pages = luf_open_pages;
-	flushing = luf_flushing;
+	luf_get_state(&st, cpus);
 	seq_printf(m, "gen_flushed %lu\ngen_deferred %lu\ngen_open %lu\n",
-		   gens->flushed, gens->deferred, luf_open);
-	raw_spin_unlock_irqrestore(&luf_lock, flags);
-
-	seq_printf(m, "flushing %d\n", flushing);
+		   st.gen_flushed, st.gen_deferred, st.gen_open);
+	seq_printf(m, "flushing %d\n", st.flushing);
 	if (cpumask_empty(cpus))
 		seq_puts(m, "pending_cpus none\n");
 	else
 		seq_printf(m, "pending_cpus %*pbl\n", cpumask_pr_args(cpus));
-	seq_printf(m, "pending_pages %lu\n", pages);
-	seq_printf(m, "oldest_pending_ms %u\n",
-		   used ? jiffies_to_msecs(jiffies - since) : 0);
+	seq_printf(m, "pending_pages %lu\n", st.pending_pages);
+	seq_printf(m, "oldest_pending_ms %u\n", st.oldest_pending_ms);
 	free_cpumask_var(cpus);
 }

@@ -2,115 +2,8 @@
 /*
  * luf.ko internals shared between the module's files.
  *
- * The module's user-visible surface is documented once, here.
- *
- * sysfs, /sys/kernel/mm/luf/ (tuning; writes are parsed strictly, a bad
- * value returns -EINVAL and changes nothing):
- *
- *   enabled		0 or 1.  The A/B switch.  Reads the state in effect.
- *			Writing 0 stops deferring and completes every
- *			outstanding flush before the write returns; writing 1
- *			defers again.  Both are idempotent.  The module loads
- *			enabled.  Disabled, its hooks are unregistered: the
- *			kernel's hook sites are no-ops, as with no module.
- *   max_defer_ms	1..60000, default 1000.  No deferred flush waits longer
- *			than this (plus the time a worker takes to run).
- *   max_pages		1..2^30, default 65536.  Pages whose flush may be
- *			outstanding at once (a 64 KiB folio counts 16);
- *			beyond it the flush is started.
- *   migration		0 or 1, default 1.  Defer flushes of unmaps done by
- *			page migration (NUMA tiering, move_pages, compaction).
- *   reclaim		0 or 1, default 1.  Defer flushes of unmaps done by
- *			reclaim.
- *   reserve		0..1000, default 100.  Each zone keeps its free pages
- *			that wait for no flush above this percentage of its
- *			min watermark: below it, a worker completes the
- *			outstanding flushes, so that allocations that cannot
- *			flush (GFP_ATOMIC) find pages that need none.  0: no
- *			reserve (such allocations set tagged pages aside and
- *			take others: flush_parked).
- *
- * debugfs, /sys/kernel/debug/luf/ (inspection, read-only):
- *
- *   stats	one "name value" line per event counter, summed over CPUs:
- *		  offered		read-only batches offered by the core
- *		  deferred		batches taken into the deferred batch
- *		  pages_tagged		pages covered by them (of folios of
- *					any order)
- *		  declined		batches refused (disabled, source off)
- *		  refused_writable	pages sent down the normal path: a PTE
- *					of their folio may be cached writable
- *		  refused_shstk		... a shadow-stack PTE
- *		  refused_large		... a hugetlb folio, or one met through
- *					a PMD mapping
- *		  refused_kept		... unmapped but kept by reclaim
- *		  refused_split		... a folio unmapped in the same pass
- *					was split (shmem writeback)
- *		  flush_<reason>	flushes done, by what asked: alloc, write,
- *					file_write, truncate, put, parked,
- *					mprotect, changed, reserve (core
- *					triggers; changed: a content change
- *					overlapped the unmap of the batch being
- *					offered; reserve: a zone's untagged free
- *					pages fell below the reserve), age,
- *					limit, disable (module)
- *		  flush_mm		flushes of one mm's batched unmaps (a
- *					private mapping became writable)
- *		  flushes		flushes of the deferred batch
- *		  ipis			flush IPIs sent (CPUs other than the
- *					flushing one)
- *		  flush_noop		flush requests that found nothing to do
- *   state	"name value" lines: enabled, hooks (the kernel's static
- *		key: 1 exactly while enabled), abi_version, gen_flushed,
- *		gen_deferred, gen_open, flushing, pending_cpus, pending_pages,
- *		oldest_pending_ms
- *
- * Debug builds only (make LUF_DEBUG=1; never in a normal build):
- *
- *   debug_skip	bitmask of flush reasons (bit n: the n-th flush_<reason>
- *		above: 0 alloc, 1 write, 2 file_write, 3 truncate, 4 put,
- *		5 parked, 6 mprotect, 7 changed, 8 reserve, 9 age, 10 limit,
- *		11 disable)
- *		whose flush requests are ignored; bit 1 also skips flush_mm.
- *		Breaks luf on purpose, so that tests can show they catch
- *		stale TLB entries.
- *   debug_core	the core's LUF_DEBUG_* bits (include/linux/luf.h), honoured
- *		by CONFIG_DEBUG_VM kernels: 1 admit dirty PTEs while a
- *		write-protection of their mm is unflushed (fork), 2 defer a
- *		batch that a content change overlapped, 4 wait 100 ms between
- *		unmap and offer, 8 wait 20 ms between an mprotect-style
- *		write-protection and its flush, 16 hand tagged pages out
- *		first (the LIFO order of a kernel without luf), so that
- *		freed pages are reused at once, 32 flush from any context,
- *		64 tag every page a task frees while its generation is
- *		pending (not only the folios it unmapped), 128 keep free
- *		blocks apart when one's tag is pending and the other's is
- *		not, 256 make a bulk allocation that may sleep park the
- *		tagged pages it meets, 512 make a file's content change
- *		flush every space, 1024 make it look at a space its folios
- *		were not offered to, 2048 queue the parking and reserve
- *		work from allocations that may wake nobody.  Cleared at
- *		unload.
- *   debug_flush_delay_us
- *		busy-wait this long in the flusher's window (luf_flushing
- *		set, batch not yet flushed).
- *   debug_defer_delay_us
- *		busy-wait this long in a deferral between taking it and
- *		queueing the age and limit work (the unload race test).
- *   debug_split_check
- *		read: split the first free block of order >= 1 with a
- *		pending tag through memory_failure() of its second page and
- *		report the tag its head piece kept (the split test; loses
- *		the page).
- *   debug_free_tags
- *		read: "free F tagged T unmerged U tagged_frees N counted C":
- *		free pages, those in blocks with a pending tag, pairs of
- *		free buddies that did not merge, frees that tagged a block,
- *		and the zones' own count of pending free pages (the
- *		reserve's estimate: never below T).
- *   debug_softirq_change
- *		write N: call luf_contents_changed() N times from a timer
- *		(softirq), 10 ms apart, as an I/O completion would.
+ * The module's user-visible surface (sysfs, netlink, debugfs, tracepoints)
+ * is documented once, in module/ABI.
  */
 #ifndef _LUF_MODULE_H
 #define _LUF_MODULE_H
@@ -118,7 +11,9 @@
 #include <linux/luf.h>
 #include <linux/percpu.h>
 #include <linux/types.h>
+#include <uapi/linux/luf_netlink.h>
 
+struct cpumask;
 struct dentry;
 struct mm_struct;
 struct seq_file;
@@ -177,7 +72,45 @@ static inline void luf_stat_add(enum luf_stat_item item, u64 n)
 	this_cpu_add(luf_stats.item[item], n);
 }
 
+extern const char *const luf_stat_names[NR_LUF_STATS];
+u64 luf_stat_read(enum luf_stat_item item);
+
+/* The knobs (knobs.c): one table behind sysfs and netlink. */
+enum luf_knob_id {
+	LUF_KNOB_ENABLED,
+	LUF_KNOB_MAX_DEFER_MS,
+	LUF_KNOB_MAX_PAGES,
+	LUF_KNOB_MIGRATION,
+	LUF_KNOB_RECLAIM,
+	LUF_KNOB_RESERVE,
+	LUF_KNOB_STATS_INTERVAL_MS,
+	NR_LUF_KNOBS,
+};
+
+struct luf_knob {
+	const char *name;		/* the sysfs file */
+	unsigned int min, max;
+	unsigned int (*get)(void);
+	int (*set)(unsigned int val);	/* called with the knobs' lock held */
+};
+
+extern const struct luf_knob luf_knobs[NR_LUF_KNOBS];
+bool luf_knob_valid(enum luf_knob_id id, unsigned int val);
+int luf_knobs_set(const unsigned int *val, unsigned long mask,
+		  unsigned int origin);
+void luf_knobs_get(unsigned int *val);
+void luf_knobs_locked(void (*fn)(void));
+
+/* The netlink family (netlink.c). */
+int luf_nl_init(void);
+void luf_nl_exit(void);
+void luf_nl_notify_knob(enum luf_knob_id id, unsigned int val,
+			unsigned int origin);
+void luf_nl_stats_interval_changed(void);
+void luf_nl_kick_forced(void);
+
 /* Knobs, read with READ_ONCE(). */
+extern unsigned int luf_stats_interval_ms;
 extern unsigned int luf_max_defer_ms;
 extern unsigned int luf_reserve;
 void luf_set_reserve(unsigned int pct);
@@ -194,6 +127,17 @@ void luf_defer_stop(void);
 void luf_set_sources(unsigned long sources);
 unsigned long luf_get_sources(void);
 void luf_show_state(struct seq_file *m);
+
+/* A snapshot of the deferred batch, for debugfs and netlink. */
+struct luf_state {
+	unsigned long gen_flushed, gen_deferred, gen_open;
+	unsigned long pending_pages;
+	unsigned int pending_cpus;
+	unsigned int oldest_pending_ms;
+	bool flushing;
+};
+
+void luf_get_state(struct luf_state *st, struct cpumask *cpus);
 
 int luf_sysfs_init(void);
 void luf_sysfs_exit(void);

@@ -21,14 +21,20 @@ static int __init luf_mod_init(void)
 	if (err)
 		goto err_bind;
 
-	err = luf_sysfs_init();
+	err = luf_nl_init();
 	if (err)
 		goto err_enable;
+
+	err = luf_sysfs_init();
+	if (err)
+		goto err_nl;
 
 	luf_debugfs_init();
 	pr_info("enabled (interface version %u)\n", LUF_ABI_VERSION);
 	return 0;
 
+err_nl:
+	luf_nl_exit();
 err_enable:
 	luf_stop();
 err_bind:
@@ -40,6 +46,7 @@ static void __exit luf_mod_exit(void)
 {
 	luf_debugfs_exit();
 	luf_sysfs_exit();
+	luf_nl_exit();
 	luf_stop();
 	luf_core_unbind();
 }

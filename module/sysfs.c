@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /sys/kernel/mm/luf/: the tuning interface, documented in luf.h.
+ * /sys/kernel/mm/luf/: the tuning interface, documented in module/ABI.
+ * One file per entry of the knob table (knobs.c), which netlink shares.
  */
 
 #include <linux/kobject.h>
@@ -11,101 +12,58 @@
 
 static struct kobject *luf_kobj;
 
-/* Strict parsing: a decimal number in [min, max], or -EINVAL. */
-static int luf_parse_uint(const char *buf, unsigned int min, unsigned int max,
-			  unsigned int *val)
-{
-	if (kstrtouint(buf, 10, val) || *val < min || *val > max)
-		return -EINVAL;
-	return 0;
-}
-
-static ssize_t enabled_show(struct kobject *kobj, struct kobj_attribute *attr,
-			    char *buf)
-{
-	return sysfs_emit(buf, "%d\n", luf_is_enabled());
-}
-
-static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
-			     const char *buf, size_t len)
-{
-	unsigned int val;
-	int err;
-
-	err = luf_parse_uint(buf, 0, 1, &val);
-	if (!err)
-		err = luf_set_enabled(val);
-	return err ? err : len;
-}
-
-static struct kobj_attribute enabled_attr = __ATTR_RW(enabled);
-
-/*
- * The numeric knobs: one generic show/store pair, the limits next to the
- * variable.  A source switch is a knob whose value is a bit in the sources.
- */
-struct luf_knob {
+struct luf_knob_attr {
 	struct kobj_attribute attr;
-	unsigned int *var;		/* or NULL: a source switch */
-	unsigned int min, max;
-	unsigned int source;
-	void (*set)(unsigned int val);	/* or NULL: store to var */
+	enum luf_knob_id id;
 };
 
-#define to_luf_knob(a) container_of(a, struct luf_knob, attr)
+#define to_knob_attr(a) container_of(a, struct luf_knob_attr, attr)
 
 static ssize_t knob_show(struct kobject *kobj, struct kobj_attribute *attr,
 			 char *buf)
 {
-	struct luf_knob *k = to_luf_knob(attr);
-
-	if (!k->var)
-		return sysfs_emit(buf, "%d\n",
-				  !!(luf_get_sources() & BIT(k->source)));
-	return sysfs_emit(buf, "%u\n", READ_ONCE(*k->var));
+	return sysfs_emit(buf, "%u\n", luf_knobs[to_knob_attr(attr)->id].get());
 }
 
+/* Strict parsing: a decimal number in the knob's range, or -EINVAL. */
 static ssize_t knob_store(struct kobject *kobj, struct kobj_attribute *attr,
 			  const char *buf, size_t len)
 {
-	struct luf_knob *k = to_luf_knob(attr);
-	unsigned int val;
+	unsigned int val[NR_LUF_KNOBS];
+	enum luf_knob_id id = to_knob_attr(attr)->id;
+	int err;
 
-	if (luf_parse_uint(buf, k->min, k->max, &val))
+	if (kstrtouint(buf, 10, &val[id]) || !luf_knob_valid(id, val[id]))
 		return -EINVAL;
-	if (k->set)
-		k->set(val);
-	else if (k->var)
-		WRITE_ONCE(*k->var, val);
-	else if (val)
-		luf_set_sources(luf_get_sources() | BIT(k->source));
-	else
-		luf_set_sources(luf_get_sources() & ~BIT(k->source));
-	return len;
+	err = luf_knobs_set(val, BIT(id), LUF_ORIGIN_SYSFS);
+	return err ? err : len;
 }
 
-static struct luf_knob luf_knobs[] = {
-	{ __ATTR(max_defer_ms, 0644, knob_show, knob_store),
-	  &luf_max_defer_ms, 1, 60000 },
-	{ __ATTR(max_pages, 0644, knob_show, knob_store),
-	  &luf_max_pages, 1, 1U << 30 },
-	{ __ATTR(migration, 0644, knob_show, knob_store),
-	  NULL, 0, 1, LUF_SRC_MIGRATION },
-	{ __ATTR(reclaim, 0644, knob_show, knob_store),
-	  NULL, 0, 1, LUF_SRC_RECLAIM },
-	{ __ATTR(reserve, 0644, knob_show, knob_store),
-	  &luf_reserve, 0, 1000, 0, luf_set_reserve },
+#define LUF_KNOB_ATTR(_name, _id)					\
+	static struct luf_knob_attr luf_attr_##_name = {		\
+		.attr = __ATTR(_name, 0644, knob_show, knob_store),	\
+		.id = _id,						\
+	}
+
+LUF_KNOB_ATTR(enabled, LUF_KNOB_ENABLED);
+LUF_KNOB_ATTR(max_defer_ms, LUF_KNOB_MAX_DEFER_MS);
+LUF_KNOB_ATTR(max_pages, LUF_KNOB_MAX_PAGES);
+LUF_KNOB_ATTR(migration, LUF_KNOB_MIGRATION);
+LUF_KNOB_ATTR(reclaim, LUF_KNOB_RECLAIM);
+LUF_KNOB_ATTR(reserve, LUF_KNOB_RESERVE);
+LUF_KNOB_ATTR(stats_interval_ms, LUF_KNOB_STATS_INTERVAL_MS);
+
+static struct luf_knob_attr *luf_knob_attrs[NR_LUF_KNOBS] = {
+	&luf_attr_enabled,
+	&luf_attr_max_defer_ms,
+	&luf_attr_max_pages,
+	&luf_attr_migration,
+	&luf_attr_reclaim,
+	&luf_attr_reserve,
+	&luf_attr_stats_interval_ms,
 };
 
-static struct attribute *luf_attrs[] = {
-	&enabled_attr.attr,
-	&luf_knobs[0].attr.attr,
-	&luf_knobs[1].attr.attr,
-	&luf_knobs[2].attr.attr,
-	&luf_knobs[3].attr.attr,
-	&luf_knobs[4].attr.attr,
-	NULL,
-};
+static struct attribute *luf_attrs[NR_LUF_KNOBS + 1];
 
 static const struct attribute_group luf_attr_group = {
 	.attrs = luf_attrs,
@@ -113,7 +71,16 @@ static const struct attribute_group luf_attr_group = {
 
 int luf_sysfs_init(void)
 {
-	int err;
+	int i, err;
+
+	/* The file names are the table's names: nothing to keep in step. */
+	for (i = 0; i < NR_LUF_KNOBS; i++) {
+		if (WARN_ON(luf_knob_attrs[i]->id != i ||
+			    strcmp(luf_knob_attrs[i]->attr.attr.name,
+				   luf_knobs[i].name)))
+			return -EINVAL;
+		luf_attrs[i] = &luf_knob_attrs[i]->attr.attr;
+	}
 
 	luf_kobj = kobject_create_and_add("luf", *luf_core.mm_kobj);
 	if (!luf_kobj)

@@ -77,7 +77,7 @@ step "guest binaries"
 must tools make -s tools
 mkdir -p "$build/guest"
 for c in tests/guest/src/*.c; do
-	must "helper-$(basename "$c" .c)" gcc -static -O2 -Wall -o "$build/guest/$(basename "$c" .c)" "$c" -lpthread
+	must "helper-$(basename "$c" .c)" gcc -static -O2 -Wall -Imodule/include/uapi -o "$build/guest/$(basename "$c" .c)" "$c" -lpthread
 done
 must selftests tests/selftests.sh "$kv" "$build/selftests"
 
@@ -104,6 +104,16 @@ elif grep -q 'lacks core-hooks.patch' "$kb_log"; then
 else
 	record FAIL kbuild-refuses-vanilla "failed without naming the patch: see $kb_log"
 fi
+# The committed netlink code is what the kernel's generator makes of the spec.
+nl_log=$out/netlink-generated.log
+if tools/regen-netlink.sh --check "$kv/.." >"$nl_log" 2>&1; then
+	record PASS netlink-generated
+else
+	record FAIL netlink-generated "see $nl_log"
+	sed 's/^/    /' "$nl_log" | head -n 20
+fi
+# lufctl's argument handling (no luf family on the host).
+tests/host/lufctl.sh "$build/tools/lufctl" | tee -a "$results"
 # Modules inlining luf's hooks link: every symbol they reach is exported.
 tests/host/inline-exports.sh "$kp" "$build/inline-probe" | tee -a "$results"
 # The benchmark report on known input.

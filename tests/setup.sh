@@ -7,7 +7,8 @@ set -euo pipefail
 
 pkgs=(
 	build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
-	ccache patch rsync python3 python3-matplotlib e2fsprogs xfsprogs
+	ccache patch rsync python3 python3-matplotlib python3-yaml python3-jsonschema
+	e2fsprogs xfsprogs
 	qemu-system-x86 busybox-static
 	libnuma-dev libnl-genl-3-dev libcap-dev
 	dkms
