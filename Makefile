@@ -63,5 +63,6 @@ dkms-install: dkms-source
 
 clean:
 	rm -rf $(BUILD)
-	rm -f luf.ko *.o *.mod *.mod.c *.order Module.symvers .*.cmd module/*.o module/.*.cmd
+	rm -f luf.ko *.o *.mod *.mod.c *.order Module.symvers .*.cmd module/*.o module/.*.cmd \
+		module/netlink/*.o module/netlink/.*.cmd
 	@$(MAKE) -C tools clean

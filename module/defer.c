@@ -157,7 +157,7 @@ retry:
 	luf_debug_delay(READ_ONCE(luf_debug_flush_delay_us));
 #endif
 
-	start = ktime_get_ns();
+	start = trace_luf_flush_enabled() ? ktime_get_ns() : 0;
 	nr_cpus = cpumask_weight(&luf_flushing_batch.cpumask);
 	nr_ipis = nr_cpus;
 	if (cpumask_test_cpu(smp_processor_id(), &luf_flushing_batch.cpumask))
@@ -176,7 +176,9 @@ retry:
 	luf_stat_add(LUF_STAT_FLUSH + why, 1);
 	luf_stat_add(LUF_STAT_FLUSHES, 1);
 	luf_stat_add(LUF_STAT_IPIS, nr_ipis);
-	trace_luf_flush(why, done, nr_cpus, nr_ipis, ktime_get_ns() - start);
+	if (trace_luf_flush_enabled())
+		trace_luf_flush(why, done, nr_cpus, nr_ipis,
+				start ? ktime_get_ns() - start : 0);
 	/* Announced on the netlink events group (coalesced by a worker). */
 	if (why == LUF_FLUSH_AGE || why == LUF_FLUSH_LIMIT ||
 	    why == LUF_FLUSH_RESERVE)

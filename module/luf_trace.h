@@ -11,7 +11,9 @@
 
 #include <linux/tracepoint.h>
 
-/* The reasons' values go into the format file, for perf and bpftrace. */
+/* The sources' and reasons' values go into the format file, for perf. */
+TRACE_DEFINE_ENUM(LUF_SRC_MIGRATION);
+TRACE_DEFINE_ENUM(LUF_SRC_RECLAIM);
 TRACE_DEFINE_ENUM(LUF_FLUSH_ALLOC);
 TRACE_DEFINE_ENUM(LUF_FLUSH_WRITE);
 TRACE_DEFINE_ENUM(LUF_FLUSH_FILE_WRITE);

@@ -28,9 +28,19 @@ static bool luf_nl_live;
 
 /* The stat counters in the order of the stats attributes. */
 static_assert(LUF_A_STATS_FLUSH_NOOP - LUF_A_STATS_OFFERED + 1 == NR_LUF_STATS);
+static_assert(LUF_A_STATS_REFUSED_WRITABLE - LUF_A_STATS_OFFERED ==
+	      LUF_STAT_REFUSED + LUF_REFUSED_WRITABLE);
+static_assert(LUF_A_STATS_FLUSH_ALLOC - LUF_A_STATS_OFFERED ==
+	      LUF_STAT_FLUSH + LUF_FLUSH_ALLOC);
+static_assert(LUF_A_STATS_FLUSH_RESERVE - LUF_A_STATS_OFFERED ==
+	      LUF_STAT_FLUSH + LUF_FLUSH_RESERVE);
+static_assert(LUF_A_STATS_FLUSH_AGE - LUF_A_STATS_OFFERED ==
+	      LUF_STAT_FLUSH + LUF_FLUSH_AGE);
+static_assert(LUF_A_STATS_FLUSH_MM - LUF_A_STATS_OFFERED == LUF_STAT_FLUSH_MM);
 /* The knobs in the order of the status attributes. */
 static_assert(LUF_A_STATUS_STATS_INTERVAL_MS - LUF_A_STATUS_ENABLED + 1 ==
 	      NR_LUF_KNOBS);
+static_assert(LUF_A_STATUS_RESERVE - LUF_A_STATUS_ENABLED == LUF_KNOB_RESERVE);
 
 static int luf_nl_put_stats(struct sk_buff *skb)
 {
@@ -228,6 +238,8 @@ static void luf_nl_forced_workfn(struct work_struct *work)
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(luf_nl_forced); i++) {
+		if (!READ_ONCE(luf_nl_live))
+			return;
 		count = luf_stat_read(luf_nl_forced[i].stat);
 		if (count == luf_nl_forced_seen[i])
 			continue;
@@ -297,12 +309,19 @@ static void luf_nl_stats_kick(unsigned long delay)
 
 /*
  * A socket joins a group.  It is not counted as a listener yet (netlink
- * calls this first), so the first snapshot goes out after one period.
+ * calls this first), so the first snapshot goes out after one period.  A
+ * timer already running is left alone: joins (which need no privilege)
+ * must not postpone the other listeners' snapshots.
  */
 static int luf_nl_bind(int group)
 {
-	if (group == LUF_NLGRP_STATS)
-		luf_nl_stats_kick(msecs_to_jiffies(READ_ONCE(luf_stats_interval_ms)));
+	if (group != LUF_NLGRP_STATS)
+		return 0;
+	rcu_read_lock();
+	if (READ_ONCE(luf_nl_live))
+		queue_delayed_work(system_wq, &luf_nl_stats_work,
+				   msecs_to_jiffies(READ_ONCE(luf_stats_interval_ms)));
+	rcu_read_unlock();
 	return 0;
 }
 
@@ -328,6 +347,12 @@ int luf_nl_init(void)
 	if (err)
 		return err;
 	WRITE_ONCE(luf_nl_live, true);
+	/*
+	 * A socket may have joined the stats group between the registration
+	 * and the line above, when the bind hook could not start the timer
+	 * yet: start it once; it stops by itself if nobody listens.
+	 */
+	luf_nl_stats_kick(msecs_to_jiffies(READ_ONCE(luf_stats_interval_ms)));
 	return 0;
 }
 
@@ -340,9 +365,10 @@ void luf_nl_exit(void)
 {
 	/* No knob notification after this... */
 	luf_knobs_locked(luf_nl_quiesce);
-	/* ...and no worker queued after the grace period. */
+	/* ...no worker queued after the grace period... */
 	synchronize_rcu();
-	genl_unregister_family(&luf_nl_family);
+	/* ...and none running once the family's groups are gone. */
 	cancel_work_sync(&luf_nl_forced_work);
 	cancel_delayed_work_sync(&luf_nl_stats_work);
+	genl_unregister_family(&luf_nl_family);
 }

@@ -158,8 +158,9 @@ vm_verdict() {		# vm_verdict <suite> <rc>
 # (vanilla, init_on_free, harness self-test, softirq mutation) run one after
 # the other on the other; the verdicts are read in this order afterwards.
 rm -f "$build/disk.img" "$build/xfs.img" "$build/sq.img" "$out"/rc-*
-# A fresh scratch ext4 disk for the tests that need a real filesystem.
-truncate -s 256M "$build/disk.img" && mkfs.ext4 -q -F "$build/disk.img" ||
+# A fresh scratch ext4 disk for the tests that need a real filesystem
+# (1200 MiB, sparse: t/lufctl-ab tiers a 768 MiB file, as make demo does).
+truncate -s 1200M "$build/disk.img" && mkfs.ext4 -q -F "$build/disk.img" ||
 	record FAIL disk-image "mkfs.ext4 failed"
 # An XFS disk for the xfs module, and a blank one on a single virtqueue
 # (tests/vm.sh) that the guest formats as vfat.

@@ -13,7 +13,8 @@
  * The kernel checks everything again; --no-check lets its answers (and
  * their extended-ack messages) through for testing.
  *
- * `lufctl --help` is the manual.
+ * The documentation is `lufctl --help`, and module/ABI for the family
+ * itself; there is no man page.
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -182,7 +183,26 @@ struct opts {
 #define SETTLE_MAX	3600.0
 #define ROUNDS_MAX	1000
 
+/* At most this many KEY=VALUE pairs in one set (duplicates with --no-check). */
+#define SET_MAX_PAIRS	256
+
 static const char *prog = "lufctl";
+
+/*
+ * Where err_msg() goes: stderr, or while err_capture() is in effect, a
+ * buffer that collects the messages ("; "-separated) for the caller to
+ * report as the reason of a failure of its own.
+ */
+static char *err_buf;
+static size_t err_buf_len;
+
+static void err_capture(char *buf, size_t len)
+{
+	err_buf = buf;
+	err_buf_len = len;
+	if (buf && len)
+		buf[0] = '\0';
+}
 
 static void usage_hint(void)
 {
@@ -197,6 +217,20 @@ static void __printf(1, 2) err_msg(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (err_buf) {
+		size_t used = strlen(err_buf);
+
+		if (used && used + 2 < err_buf_len) {
+			strcpy(err_buf + used, "; ");
+			used += 2;
+		}
+		if (used + 1 < err_buf_len) {
+			va_start(ap, fmt);
+			vsnprintf(err_buf + used, err_buf_len - used, fmt, ap);
+			va_end(ap);
+		}
+		return;
+	}
 	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -252,13 +286,16 @@ static void print_manual(void)
 "        sum of the refused_* counters) and tlb_shootdowns (the \"TLB:\" row\n"
 "        of /proc/interrupts summed over CPUs, \"-\" where there is none),\n"
 "        with a header every 20 lines.  Counters are polled with stats, so\n"
-"        the rates do not depend on stats_interval_ms.  luf's notifications\n"
-"        are printed as they arrive, one line each:\n"
+"        the rates do not depend on stats_interval_ms.  A counter that went\n"
+"        down (luf reloaded, a CPU gone from /proc/interrupts) shows \"-\" for\n"
+"        that interval.  luf's notifications are printed as they arrive, one\n"
+"        line each:\n"
 "            event: knob enabled=0 (sysfs)\n"
 "            event: forced_flush reason=limit count=12\n"
-"        With -v, each snapshot of the stats multicast group is printed too\n"
-"        (\"stats_ntf: name=value ...\").  Stops after N lines with --count,\n"
-"        or at Ctrl-C (exit status 0).\n"
+"        With -v, lufctl also joins the stats multicast group and prints its\n"
+"        snapshots (\"stats_ntf: name=value ...\").  Once subscribed and the\n"
+"        first sample taken, it prints \"lufctl: watching\" on stderr.  Stops\n"
+"        after N lines with --count, or at Ctrl-C (exit status 0).\n"
 "\n"
 "    ab [--rounds N] [--interval S] [--settle S]\n"
 "        A live A/B test of luf on this host, for the workload running now.\n"
@@ -279,9 +316,14 @@ static void print_manual(void)
 "        t(0.975, n-1) * sd / sqrt(n), leaving out the rounds whose off value\n"
 "        is 0 (the number of rounds used is printed).  Then the TLB\n"
 "        shootdowns per migrated page (tlb_shootdowns / pgmigrate_success)\n"
-"        off and on.  The original value of enabled is restored at the end,\n"
-"        on an error and on SIGINT, SIGTERM or SIGHUP.  Needs CAP_NET_ADMIN.\n"
-"        With -v, one progress line per interval on stderr.\n"
+"        off and on.  A counter that went down during an interval (luf\n"
+"        reloaded, a CPU gone from /proc/interrupts) makes that round\n"
+"        invalid for its metric: it is left out, and the number of such\n"
+"        intervals is printed.  The original value of enabled is restored\n"
+"        at the end, on an error and on SIGINT, SIGTERM or SIGHUP, over a\n"
+"        netlink socket of its own; if that fails, lufctl says so and exits\n"
+"        with status 1.  Needs CAP_NET_ADMIN.  With -v, one progress line per\n"
+"        interval on stderr.\n"
 "\n"
 "    help\n"
 "        Print this text.\n"
@@ -295,7 +337,8 @@ static void print_manual(void)
 "    --no-check\n"
 "        set: skip the client-side range, duplicate and empty-request checks\n"
 "        and let the kernel judge (for testing its validation).  The value\n"
-"        must still be a decimal 32-bit number.\n"
+"        must still be a decimal 32-bit number, and at most %d pairs may\n"
+"        be given.\n"
 "    -i, --interval S\n"
 "        watch, ab: the interval in seconds, %g to %g.\n"
 "    -c, --count N\n"
@@ -311,8 +354,8 @@ static void print_manual(void)
 "\n"
 "KEYS\n"
 "    The keys of set, as in /sys/kernel/mm/luf/, with their ranges:\n",
-	       LUF_FAMILY_VERSION, INTERVAL_MIN, INTERVAL_MAX, ROUNDS_MAX,
-	       SETTLE_MAX);
+	       LUF_FAMILY_VERSION, SET_MAX_PAIRS, INTERVAL_MIN, INTERVAL_MAX,
+	       ROUNDS_MAX, SETTLE_MAX);
 	for (i = 0; i < NR_KNOBS; i++)
 		printf("    %-18s %u..%u\n        %s\n", knobs[i].name,
 		       knobs[i].min, knobs[i].max, knobs[i].doc);
@@ -320,8 +363,9 @@ static void print_manual(void)
 "\n"
 "EXIT STATUS\n"
 "    0    Success.\n"
-"    1    Runtime error: a netlink failure, or the kernel refused a value\n"
-"         (its message is printed).\n"
+"    1    Runtime error: a netlink failure, the kernel refused a value\n"
+"         (its message is printed), a write to stdout failed, or ab could\n"
+"         not restore enabled (\"could not restore enabled=X: reason\").\n"
 "    2    Usage error: bad command, option, key or value (syntax or range),\n"
 "         caught before anything is sent.\n"
 "    3    luf is not loaded: the \"" LUF_FAMILY_NAME "\" generic netlink family is not\n"
@@ -336,7 +380,12 @@ static void print_manual(void)
 "    lufctl set max_defer_ms=20 max_pages=4096\n"
 "    lufctl -v set enabled=0\n"
 "    lufctl watch --interval 0.5 --count 20\n"
-"    lufctl ab --rounds 10 --interval 5 --json > ab.json\n");
+"    lufctl ab --rounds 10 --interval 5 --json > ab.json\n"
+"\n"
+"SEE ALSO\n"
+"    This text is lufctl's documentation; there is no man page.  The\n"
+"    generic netlink family, the sysfs knobs and the counters are described\n"
+"    in module/ABI of luf's source tree.\n");
 }
 
 /* ------------------------------------------------------------------ */
@@ -633,9 +682,14 @@ static void luf_close(struct luf_nl *n)
 	n->sk = NULL;
 }
 
-static struct nl_msg *luf_msg(const struct luf_nl *n, uint8_t cmd)
+/* A request with room for @nr_u32 u32 attributes. */
+static struct nl_msg *luf_msg(const struct luf_nl *n, uint8_t cmd,
+			      unsigned int nr_u32)
 {
-	struct nl_msg *msg = nlmsg_alloc();
+	struct nl_msg *msg;
+
+	msg = nlmsg_alloc_size(nlmsg_total_size(GENL_HDRLEN +
+			       nr_u32 * nla_total_size(sizeof(uint32_t))));
 
 	if (!msg)
 		return NULL;
@@ -844,7 +898,7 @@ static int luf_get(struct luf_nl *n, uint8_t cmd, const char *what,
 	struct nl_msg *msg;
 	int err;
 
-	msg = luf_msg(n, cmd);
+	msg = luf_msg(n, cmd, 0);
 	if (!msg) {
 		err_msg("out of memory");
 		return EX_RUNTIME;
@@ -968,15 +1022,24 @@ struct pair {
 	uint32_t value;
 };
 
-/* One SET request with @nr pairs, in order; returns an exit status. */
-static int luf_set(struct luf_nl *n, const struct pair *p, unsigned int nr)
+/*
+ * One SET request with @nr pairs, in order; returns an exit status.  If
+ * @refused is given, it tells whether the kernel answered with an error,
+ * which means that it changed nothing (SET is all or nothing), as opposed
+ * to an exchange that failed on our side.
+ */
+static int luf_set(struct luf_nl *n, const struct pair *p, unsigned int nr,
+		   bool *refused)
 {
 	struct req r = { .what = "set" };
 	struct nl_msg *msg;
 	unsigned int i;
 	int err;
 
-	msg = luf_msg(n, LUF_CMD_SET);
+	if (refused)
+		*refused = false;
+	/* The caller checked @nr against SET_MAX_PAIRS: the room is there. */
+	msg = luf_msg(n, LUF_CMD_SET, nr);
 	if (!msg) {
 		err_msg("out of memory");
 		return EX_RUNTIME;
@@ -984,12 +1047,14 @@ static int luf_set(struct luf_nl *n, const struct pair *p, unsigned int nr)
 	for (i = 0; i < nr; i++) {
 		if (nla_put_u32(msg, p[i].knob->attr, p[i].value) < 0) {
 			nlmsg_free(msg);
-			err_msg("set: too many pairs for one message");
-			return EX_USAGE;
+			err_msg("set: cannot build the request");
+			return EX_RUNTIME;
 		}
 	}
 	err = luf_do(n, msg, &r);
 	nlmsg_free(msg);
+	if (err > 0 && refused)
+		*refused = true;
 	if (err)
 		return report(&r, err);
 	report_warning(&r);
@@ -1017,6 +1082,11 @@ static int cmd_set(struct opts *o, int argc, char **argv)
 	if (!argc && !o->no_check) {
 		err_msg("set: nothing to set: give KEY=VALUE pairs");
 		usage_hint();
+		return EX_USAGE;
+	}
+	if (argc > SET_MAX_PAIRS) {
+		err_msg("set: %d pairs, at most %d fit in one request", argc,
+			SET_MAX_PAIRS);
 		return EX_USAGE;
 	}
 	pairs = calloc(argc ? argc : 1, sizeof(*pairs));
@@ -1073,7 +1143,7 @@ static int cmd_set(struct opts *o, int argc, char **argv)
 
 	ret = luf_open(&n);
 	if (!ret)
-		ret = luf_set(&n, pairs, (unsigned int)argc);
+		ret = luf_set(&n, pairs, (unsigned int)argc, NULL);
 	if (!ret && o->verbose) {
 		struct status st;
 
@@ -1191,14 +1261,22 @@ struct watch_sample {
 	bool have_tlb;
 };
 
-static uint64_t refused_sum(const struct stats *s)
+/*
+ * The increase of the refused_* counters from @a to @b; false if one went
+ * down (luf reloaded in between).
+ */
+static bool refused_delta(const struct stats *a, const struct stats *b,
+			  uint64_t *d)
 {
-	uint64_t sum = 0;
 	int i;
 
-	for (i = STAT(REFUSED_WRITABLE); i <= STAT(REFUSED_SPLIT); i++)
-		sum += s->v[i];
-	return sum;
+	*d = 0;
+	for (i = STAT(REFUSED_WRITABLE); i <= STAT(REFUSED_SPLIT); i++) {
+		if (b->v[i] < a->v[i])
+			return false;
+		*d += b->v[i] - a->v[i];
+	}
+	return true;
 }
 
 static int watch_width(unsigned int c)
@@ -1229,20 +1307,26 @@ static void watch_line(const struct watch_sample *a,
 	for (c = 0; c < ARRAY_SIZE(watch_cols); c++) {
 		int stat = watch_cols[c].stat, w = watch_width(c);
 		const char *sep = c ? " " : "";
-		double d;
+		bool valid;
+		uint64_t d;
 
+		/*
+		 * A counter that went down (luf reloaded, a CPU row gone
+		 * from /proc/interrupts) has no rate for this interval.
+		 */
 		if (stat == COL_TLB) {
-			if (!a->have_tlb || !b->have_tlb) {
-				printf("%s%*s", sep, w, "-");
-				continue;
-			}
-			d = (double)(b->tlb - a->tlb);
+			valid = a->have_tlb && b->have_tlb && b->tlb >= a->tlb;
+			d = valid ? b->tlb - a->tlb : 0;
 		} else if (stat == COL_REFUSED) {
-			d = (double)(refused_sum(&b->s) - refused_sum(&a->s));
+			valid = refused_delta(&a->s, &b->s, &d);
 		} else {
-			d = (double)(b->s.v[stat] - a->s.v[stat]);
+			valid = b->s.v[stat] >= a->s.v[stat];
+			d = valid ? b->s.v[stat] - a->s.v[stat] : 0;
 		}
-		printf("%s%*.0f", sep, w, d / dt);
+		if (valid)
+			printf("%s%*.0f", sep, w, (double)d / dt);
+		else
+			printf("%s%*s", sep, w, "-");
 	}
 	putchar('\n');
 }
@@ -1421,7 +1505,8 @@ static int cmd_watch(struct opts *o, int argc, char **argv)
 		goto out;
 	}
 	ret = watch_subscribe(&n, mon, LUF_MCGRP_EVENTS);
-	if (!ret)
+	/* The snapshots are only printed with -v: no need for them otherwise. */
+	if (!ret && o->verbose)
 		ret = watch_subscribe(&n, mon, LUF_MCGRP_STATS);
 	if (ret)
 		goto out;
@@ -1448,6 +1533,8 @@ static int cmd_watch(struct opts *o, int argc, char **argv)
 		ret = EX_RUNTIME;
 		goto out;
 	}
+	/* Subscribed and sampled: from here on nothing is missed. */
+	fprintf(stderr, "%s: watching\n", prog);
 
 	pfd[0] = (struct pollfd){ .fd = nl_socket_get_fd(mon), .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = tfd, .events = POLLIN };
@@ -1601,7 +1688,12 @@ static int ab_sample(struct luf_nl *n, struct ab_sample *a)
 	return EX_OK;
 }
 
-/* t(0.975, df) for df = 1..30; 1.96 (the normal quantile) beyond. */
+/*
+ * t(0.975, df): from the table for df = 1..30; beyond, interpolated
+ * linearly in 1/df between the quantiles for df = 30, 40, 60, 120 and
+ * infinity (the normal quantile), which is within 0.05% of the exact
+ * value.
+ */
 static double t975(unsigned int df)
 {
 	static const double t[30] = {
@@ -1610,10 +1702,25 @@ static double t975(unsigned int df)
 		2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
 		2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
 	};
+	static const struct {
+		double inv_df;		/* 1 / df */
+		double t;
+	} tail[] = {
+		{ 1.0 / 30, 2.0423 }, { 1.0 / 40, 2.0211 }, { 1.0 / 60, 2.0003 },
+		{ 1.0 / 120, 1.9799 }, { 0, 1.95996 },
+	};
+	double x = 1.0 / df;
+	unsigned int i;
 
-	if (df >= 1 && df <= 30)
+	if (!df)
+		return NAN;
+	if (df <= 30)
 		return t[df - 1];
-	return 1.96;
+	for (i = 1; x < tail[i].inv_df; i++)
+		;
+	return tail[i].t + (tail[i - 1].t - tail[i].t) *
+			   (x - tail[i].inv_df) /
+			   (tail[i - 1].inv_df - tail[i].inv_df);
 }
 
 static double mean_of(const double *x, unsigned int n)
@@ -1643,32 +1750,50 @@ static double sd_of(const double *x, unsigned int n)
 
 struct ab_result {
 	bool present;
+	unsigned int n;			/* valid rounds */
 	double off_mean, off_sd, on_mean, on_sd, ratio;
 	double pr_mean, ci_lo, ci_hi;	/* paired ratios */
 	unsigned int pr_n;		/* rounds used for them */
 };
 
+/*
+ * @off and @on hold a rate per round, NaN where a counter went down
+ * during the interval: such a round is left out, off and on alike.
+ */
 static void ab_analyse(const double *off, const double *on, unsigned int n,
 		       struct ab_result *r)
 {
-	double *pr = calloc(n, sizeof(*pr));
+	double *x = calloc(3 * (size_t)(n ? n : 1), sizeof(*x));
+	double *xoff = x, *xon = x + n, *pr = x + 2 * n;
 	unsigned int i;
 
-	r->off_mean = mean_of(off, n);
-	r->off_sd = sd_of(off, n);
-	r->on_mean = mean_of(on, n);
-	r->on_sd = sd_of(on, n);
-	r->ratio = r->off_mean > 0 ? r->on_mean / r->off_mean : NAN;
+	r->n = 0;
+	r->off_mean = NAN;
+	r->off_sd = NAN;
+	r->on_mean = NAN;
+	r->on_sd = NAN;
+	r->ratio = NAN;
 	r->pr_n = 0;
 	r->pr_mean = NAN;
 	r->ci_lo = NAN;
 	r->ci_hi = NAN;
-	if (!pr)
+	if (!x)
 		return;
-	/* A round without off activity has no ratio: leave it out. */
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		if (!isfinite(off[i]) || !isfinite(on[i]))
+			continue;
+		xoff[r->n] = off[i];
+		xon[r->n] = on[i];
+		r->n++;
+		/* A round without off activity has no ratio: leave it out. */
 		if (off[i] > 0)
 			pr[r->pr_n++] = on[i] / off[i];
+	}
+	r->off_mean = mean_of(xoff, r->n);
+	r->off_sd = sd_of(xoff, r->n);
+	r->on_mean = mean_of(xon, r->n);
+	r->on_sd = sd_of(xon, r->n);
+	r->ratio = r->off_mean > 0 ? r->on_mean / r->off_mean : NAN;
 	r->pr_mean = mean_of(pr, r->pr_n);
 	if (r->pr_n >= 2) {
 		double half = t975(r->pr_n - 1) * sd_of(pr, r->pr_n) /
@@ -1677,7 +1802,7 @@ static void ab_analyse(const double *off, const double *on, unsigned int n,
 		r->ci_lo = r->pr_mean - half;
 		r->ci_hi = r->pr_mean + half;
 	}
-	free(pr);
+	free(x);
 }
 
 static void json_num(const char *key, double v, const char *fmt, bool comma)
@@ -1696,8 +1821,12 @@ static void json_array(const char *key, const double *x, unsigned int n)
 	unsigned int i;
 
 	printf("\"%s\": [", key);
-	for (i = 0; i < n; i++)
-		printf("%s%.3f", i ? ", " : "", x[i]);
+	for (i = 0; i < n; i++) {
+		if (isfinite(x[i]))
+			printf("%s%.3f", i ? ", " : "", x[i]);
+		else
+			printf("%snull", i ? ", " : "");
+	}
 	printf("]");
 }
 
@@ -1722,13 +1851,17 @@ static void fmt_num(char *buf, size_t len, double v, const char *fmt)
 
 struct ab_run {
 	unsigned int rounds, done;	/* rounds asked for, completed */
+	unsigned int left_out;		/* intervals a counter went down in */
 	bool present[NR_METRICS];
 	double *off[NR_METRICS], *on[NR_METRICS];	/* per round, per s */
 	uint64_t tlb_total[2], migrated_total[2];	/* [enabled] */
 };
 
-static void ab_print(const struct opts *o, const struct ab_run *run,
-		     uint32_t restored)
+#define AB_LEFT_OUT_NOTE	"intervals left out: a counter went backwards (module reloaded?)"
+
+/* Print the results; returns an exit status (stdout may be gone). */
+static int ab_print(const struct opts *o, const struct ab_run *run,
+		    uint32_t restored)
 {
 	struct ab_result res[NR_METRICS];
 	double per_page[2];
@@ -1751,8 +1884,9 @@ static void ab_print(const struct opts *o, const struct ab_run *run,
 		printf("{\"rounds\": %u, ", run->done);
 		json_num("interval_s", o->interval, "%g", true);
 		json_num("settle_s", o->settle, "%g", true);
-		printf("\"enabled_restored\": %" PRIu32 ", \"metrics\": {",
-		       restored);
+		printf("\"enabled_restored\": %" PRIu32 ", ", restored);
+		printf("\"intervals_left_out\": %u, \"metrics\": {",
+		       run->left_out);
 		for (m = 0; m < NR_METRICS; m++) {
 			const struct ab_result *r = &res[m];
 
@@ -1761,7 +1895,7 @@ static void ab_print(const struct opts *o, const struct ab_run *run,
 				printf("\"present\": false}");
 				continue;
 			}
-			printf("\"present\": true, ");
+			printf("\"present\": true, \"valid_rounds\": %u, ", r->n);
 			json_num("off_mean", r->off_mean, "%.3f", true);
 			json_num("off_sd", r->off_sd, "%.3f", true);
 			json_num("on_mean", r->on_mean, "%.3f", true);
@@ -1782,8 +1916,7 @@ static void ab_print(const struct opts *o, const struct ab_run *run,
 		json_num("ratio", per_page[0] > 0 ? per_page[1] / per_page[0] :
 			 NAN, "%.4f", false);
 		printf("}}\n");
-		fflush(stdout);
-		return;
+		goto flush;
 	}
 
 	printf("lufctl ab: %u rounds of %g s off and %g s on (settle %g s); enabled restored to %" PRIu32 "\n",
@@ -1821,14 +1954,48 @@ static void ab_print(const struct opts *o, const struct ab_run *run,
 		printf("%-30s %24s %24s %8s\n", "tlb_shootdowns/migrated_page",
 		       off, on, ratio);
 	}
-	fflush(stdout);
+	if (run->left_out)
+		printf("%u " AB_LEFT_OUT_NOTE "\n", run->left_out);
+flush:
+	if (fflush(stdout) || ferror(stdout)) {
+		err_msg("ab: cannot write the results: %s", strerror(errno));
+		return EX_RUNTIME;
+	}
+	return EX_OK;
 }
 
-static int ab_set_enabled(struct luf_nl *n, uint32_t v)
+static int ab_set_enabled(struct luf_nl *n, uint32_t v, bool *refused)
 {
 	struct pair p = { &knobs[0], v };
 
-	return luf_set(n, &p, 1);
+	return luf_set(n, &p, 1, refused);
+}
+
+/*
+ * Put enabled back to @orig.  On a socket of its own: after a request that
+ * timed out, its late answer could otherwise pass for this one's.  Returns
+ * an exit status, having said why if it failed.
+ */
+static int ab_restore(uint32_t orig)
+{
+	struct luf_nl n = { 0 };
+	char why[512];
+	int ret;
+
+	err_capture(why, sizeof(why));
+	ret = luf_open(&n);
+	if (!ret)
+		ret = ab_set_enabled(&n, orig, NULL);
+	luf_close(&n);
+	err_capture(NULL, 0);
+	if (ret) {
+		err_msg("could not restore enabled=%" PRIu32 ": %s", orig,
+			why[0] ? why : "unknown error");
+		return EX_RUNTIME;
+	}
+	if (why[0])	/* the kernel's warning */
+		err_msg("%s", why);
+	return EX_OK;
 }
 
 /*
@@ -1840,15 +2007,25 @@ static int ab_interval(const struct opts *o, struct luf_nl *n,
 		       bool *switched)
 {
 	struct ab_sample a, b;
+	double dt, rate[NR_METRICS];
+	bool was_switched = *switched, refused, backwards = false;
+	char tlb[24], deferred[24], flushes[24];
 	struct status st;
-	double dt;
 	int ret;
 	unsigned int m;
 
-	ret = ab_set_enabled(n, e);
-	if (ret)
-		return ret;
+	/*
+	 * Switched before sending: a set that times out on our side may
+	 * still be applied by the kernel.  Only a refusal from the kernel
+	 * (all or nothing) says that nothing changed.
+	 */
 	*switched = true;
+	ret = ab_set_enabled(n, e, &refused);
+	if (ret) {
+		if (refused)
+			*switched = was_switched;
+		return ret;
+	}
 	if (!nap(o->settle))
 		return EX_OK;
 	ret = ab_sample(n, &a);
@@ -1862,29 +2039,39 @@ static int ab_interval(const struct opts *o, struct luf_nl *n,
 
 	dt = b.t - a.t;
 	for (m = 0; m < NR_METRICS; m++) {
-		double rate;
-
+		rate[m] = NAN;
 		/* A counter missing from any sample counts as absent. */
 		if (!a.have[m] || !b.have[m]) {
 			run->present[m] = false;
 			continue;
 		}
-		rate = (double)(b.v[m] - a.v[m]) / dt;
-		if (e)
-			run->on[m][round] = rate;
+		/*
+		 * One that went down (luf reloaded, a CPU row gone from
+		 * /proc/interrupts) has no rate: NaN leaves the round out.
+		 */
+		if (b.v[m] < a.v[m])
+			backwards = true;
 		else
-			run->off[m][round] = rate;
+			rate[m] = (double)(b.v[m] - a.v[m]) / dt;
+		if (e)
+			run->on[m][round] = rate[m];
+		else
+			run->off[m][round] = rate[m];
 	}
-	if (a.have[M_TLB] && b.have[M_TLB])
+	if (backwards)
+		run->left_out++;
+	if (isfinite(rate[M_TLB]) && isfinite(rate[M_PGMIGRATE])) {
 		run->tlb_total[e] += b.v[M_TLB] - a.v[M_TLB];
-	if (a.have[M_PGMIGRATE] && b.have[M_PGMIGRATE])
 		run->migrated_total[e] += b.v[M_PGMIGRATE] - a.v[M_PGMIGRATE];
-	if (o->verbose)
-		fprintf(stderr, "%s: round %u/%u enabled=%" PRIu32 ": tlb_shootdowns %.1f/s luf_deferred %.1f/s luf_flushes %.1f/s\n",
-			prog, round + 1, run->rounds, e,
-			run->present[M_TLB] ? (double)(b.v[M_TLB] - a.v[M_TLB]) / dt : NAN,
-			(double)(b.v[M_LUF_DEFERRED] - a.v[M_LUF_DEFERRED]) / dt,
-			(double)(b.v[M_LUF_FLUSHES] - a.v[M_LUF_FLUSHES]) / dt);
+	}
+	if (o->verbose) {
+		fmt_num(tlb, sizeof(tlb), rate[M_TLB], "%.1f");
+		fmt_num(deferred, sizeof(deferred), rate[M_LUF_DEFERRED], "%.1f");
+		fmt_num(flushes, sizeof(flushes), rate[M_LUF_FLUSHES], "%.1f");
+		fprintf(stderr, "%s: round %u/%u enabled=%" PRIu32 ": tlb_shootdowns %s/s luf_deferred %s/s luf_flushes %s/s%s\n",
+			prog, round + 1, run->rounds, e, tlb, deferred,
+			flushes, backwards ? " (a counter went backwards)" : "");
+	}
 
 	/* Someone else switching luf meanwhile spoils the interval. */
 	ret = get_status(n, &st);
@@ -1904,8 +2091,13 @@ static int cmd_ab(struct opts *o, int argc, char **argv)
 	uint32_t orig = 0;
 	struct status st;
 	unsigned int m, r;
-	int ret, rret;
+	int ret;
 
+	/*
+	 * A reader of stdout that went away must not kill lufctl with
+	 * enabled left at 0: writes fail instead, and are reported.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	for (m = 0; m < NR_METRICS; m++) {
 		run.off[m] = calloc(o->rounds, sizeof(double));
 		run.on[m] = calloc(o->rounds, sizeof(double));
@@ -1943,22 +2135,24 @@ static int cmd_ab(struct opts *o, int argc, char **argv)
 			run.done = r + 1;
 	}
 
-	if (switched) {
-		rret = ab_set_enabled(&n, orig);
-		if (rret) {
-			err_msg("ab: could not restore enabled=%" PRIu32, orig);
-			if (!ret)
-				ret = rret;
-		}
+	/* Nothing more on this socket: a late answer there is dropped. */
+	luf_close(&n);
+	if (switched && ab_restore(orig)) {
+		if (stop_signal)
+			err_msg("ab: interrupted by signal %d after %u of %u rounds",
+				(int)stop_signal, run.done, run.rounds);
+		ret = EX_RUNTIME;
+		goto out;
 	}
 	if (stop_signal) {
-		err_msg("ab: interrupted by signal %d after %u of %u rounds; enabled restored to %" PRIu32,
-			(int)stop_signal, run.done, run.rounds, orig);
+		err_msg("ab: interrupted by signal %d after %u of %u rounds; enabled %s %" PRIu32,
+			(int)stop_signal, run.done, run.rounds,
+			switched ? "restored to" : "left at", orig);
 		ret = 128 + stop_signal;
 		goto out;
 	}
 	if (!ret)
-		ab_print(o, &run, orig);
+		ret = ab_print(o, &run, orig);
 out:
 	luf_close(&n);
 	for (m = 0; m < NR_METRICS; m++) {
@@ -2047,6 +2241,35 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/*
+ * getopt_long() returned '?'.  A long option's failure (unknown, ambiguous,
+ * or given a value it does not take) sets optopt to 0 or to the option's
+ * val and leaves it in @arg, as the user typed it; a short option's sets
+ * optopt to an unknown character, which getopt may still be in the middle
+ * of @arg's cluster for.
+ */
+static void bad_option(const char *arg)
+{
+	const struct option *lo;
+	const char *eq;
+
+	for (lo = long_opts; lo->name; lo++)
+		if (optopt == lo->val)
+			break;
+	if ((optopt && !lo->name) || strncmp(arg, "--", 2)) {
+		if (optopt > ' ' && optopt < 127)
+			err_msg("unknown option '-%c'", optopt);
+		else
+			err_msg("unknown option '%s'", arg);
+		return;
+	}
+	eq = strchr(arg, '=');
+	if (optopt && eq)
+		err_msg("option '%s': --%s takes no value", arg, lo->name);
+	else
+		err_msg("unknown option '%s'", arg);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .count = 0, .rounds = 5, .settle = 0.5 };
@@ -2125,10 +2348,7 @@ int main(int argc, char **argv)
 			usage_hint();
 			return EX_USAGE;
 		default:
-			if (optopt && optopt != '?')
-				err_msg("unknown option '-%c'", optopt);
-			else
-				err_msg("unknown option '%s'", argv[optind - 1]);
+			bad_option(argv[optind - 1]);
 			usage_hint();
 			return EX_USAGE;
 		}

@@ -101,6 +101,7 @@ fi
 expect no-command 2 'no command'
 expect unknown-command 2 "unknown command 'frobnicate'" frobnicate
 expect unknown-option 2 "unknown option '--frob'" --frob status
+expect option-with-value 2 "'--json=x'" --json=x status
 expect option-wrong-command 2 'rounds' status --rounds 3
 expect extra-argument 2 "unexpected argument 'now'" status now
 expect set-empty 2 'nothing to set' set
@@ -115,6 +116,9 @@ expect set-duplicate 2 'enabled.*more than once' set enabled=1 enabled=0
 # A bad pair anywhere refuses the whole request before anything is sent.
 expect set-all-or-nothing 2 'reserve=1001' set enabled=1 reserve=1001
 expect set-options-after 2 "unknown key 'foo'" set foo=1 --json
+# Too many pairs for one request: a usage error, even with --no-check.
+expect set-too-many 2 'at most [0-9]+ fit in one request' \
+	--no-check set $(for i in $(seq 300); do echo enabled=1; done)
 expect ab-rounds-zero 2 'rounds' ab --rounds 0
 expect ab-rounds-junk 2 'rounds' ab --rounds 2x
 expect ab-interval-junk 2 'interval' ab --interval abc
