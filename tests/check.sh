@@ -158,9 +158,8 @@ vm_verdict() {		# vm_verdict <suite> <rc>
 # (vanilla, init_on_free, harness self-test, softirq mutation) run one after
 # the other on the other; the verdicts are read in this order afterwards.
 rm -f "$build/disk.img" "$build/xfs.img" "$build/sq.img" "$out"/rc-*
-# A fresh scratch ext4 disk for the tests that need a real filesystem
-# (1200 MiB, sparse: t/lufctl-ab tiers a 768 MiB file, as make demo does).
-truncate -s 1200M "$build/disk.img" && mkfs.ext4 -q -F "$build/disk.img" ||
+# A fresh scratch ext4 disk for the tests that need a real filesystem.
+truncate -s 256M "$build/disk.img" && mkfs.ext4 -q -F "$build/disk.img" ||
 	record FAIL disk-image "mkfs.ext4 failed"
 # An XFS disk for the xfs module, and a blank one on a single virtqueue
 # (tests/vm.sh) that the guest formats as vfat.
@@ -176,7 +175,7 @@ step "guests: patched kernel | vanilla kernel, init_on_free=1, harness self-test
 ) &
 others=$!
 LUF_DISK=$build/disk.img LUF_DISK_XFS=$build/xfs.img LUF_DISK_SQ=$build/sq.img \
-	run_vm patched "$kp" 2400
+	run_vm patched "$kp" 3000
 rc_patched=$?
 wait $others
 echo "   guests done"

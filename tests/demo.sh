@@ -14,4 +14,6 @@ LUF_BENCH_OUT=$out tests/bench/bench.sh demo >/dev/null
 echo "demo: the guest ($out/vm-bench-demo/console.log):"
 sed -n "s/^demo: /  /p" "$out/vm-bench-demo/console.log"
 cat "$out/table.txt"
+echo "demo: the operator's view of the same workload (lufctl ab, luf switched under it):"
+sed -n "s/^demo-ab: /  /p" "$out/vm-bench-demo/console.log"
 echo "demo: report in $out/report.md, plot $out/ratios.png"

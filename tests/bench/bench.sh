@@ -18,7 +18,8 @@
 #            alternating; the report checks each against its goal
 #            (report.py, GOALS)
 # demo (make demo): one boot: the tiers and luf's state (t/demo), then
-#   tierbench on the file, luf off and on.
+#   tierbench on the file, luf off and on, then lufctl ab beside one long
+#   tierbench run on the same file (t/demo-ab).
 # alloc: the two allocbench boots of all, alone.
 # tier: the tiering boot of all, alone (LUF_BENCH_TIER: which of its
 # workloads, by name).
@@ -147,7 +148,7 @@ tiering() {
 	bench_boot ab "$kp" 7200 "${lines[@]}"
 }
 if [ "$what" = demo ]; then
-	bench_boot bench-demo "$kp" 1800 demo "bench ab tier-file $reps"
+	bench_boot bench-demo "$kp" 1800 demo "bench ab tier-file $reps" "demo-ab 3 10"
 elif [ "$what" = collateral ]; then
 	collateral
 elif [ "$what" = tier ]; then
