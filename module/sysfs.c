@@ -4,6 +4,7 @@
  * One file per entry of the knob table (knobs.c), which netlink shares.
  */
 
+#include <linux/ctype.h>
 #include <linux/kobject.h>
 #include <linux/kstrtox.h>
 #include <linux/sysfs.h>
@@ -25,7 +26,11 @@ static ssize_t knob_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%u\n", luf_knobs[to_knob_attr(attr)->id].get());
 }
 
-/* Strict parsing: a decimal number in the knob's range, or -EINVAL. */
+/*
+ * Strict parsing: decimal digits (and an optional newline) giving a value
+ * in the knob's range, or -EINVAL.  kstrtouint() alone also takes a
+ * leading '+'.
+ */
 static ssize_t knob_store(struct kobject *kobj, struct kobj_attribute *attr,
 			  const char *buf, size_t len)
 {
@@ -33,7 +38,8 @@ static ssize_t knob_store(struct kobject *kobj, struct kobj_attribute *attr,
 	enum luf_knob_id id = to_knob_attr(attr)->id;
 	int err;
 
-	if (kstrtouint(buf, 10, &val[id]) || !luf_knob_valid(id, val[id]))
+	if (!isdigit(buf[0]) || kstrtouint(buf, 10, &val[id]) ||
+	    !luf_knob_valid(id, val[id]))
 		return -EINVAL;
 	err = luf_knobs_set(val, BIT(id), LUF_ORIGIN_SYSFS);
 	return err ? err : len;
