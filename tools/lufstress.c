@@ -23,6 +23,18 @@
  *		pageout and a swap file, reclaim unmaps each large folio
  *		whole and shmem_writepage() splits it after that unmap (a
  *		swap file has no large swap entries)
+ *   split	private anonymous memory in 64 KiB folios (give it
+ *		hugepages-64kB/enabled always), read-only, every odd page
+ *		zero-filled.  Instead of migrating, the hog splits the
+ *		area's large folios through /sys/kernel/debug/split_huge_pages:
+ *		the split maps each zero-filled part to the shared zero page
+ *		and frees it, from the hog's CPU, which the hog's next
+ *		allocations reuse at once.  A reader that still translates to
+ *		such a part sees the hog's poison instead of zeros.  Then the
+ *		readers hold still while the area is made again (MADV_DONTNEED
+ *		and a refill: new 64 KiB folios), and the hog splits again.
+ *		With -z no page is zero-filled: every part is mapped again in
+ *		place, and luf's flush stays deferred.
  *   write	file, plus a writer that rewrites it with pwrite(2), then
  *		publishes the new epoch
  *   truncate	file, plus a truncater that truncates it to 0 and back (new
@@ -126,11 +138,11 @@ struct uffdio_move {
 #define POISON		0xdeadbeefdeadbeefULL
 
 enum mode {
-	M_ANON, M_FILE, M_SHMEM, M_WRITE, M_TRUNCATE, M_COW, M_MPROTECT,
+	M_ANON, M_FILE, M_SHMEM, M_SPLIT, M_WRITE, M_TRUNCATE, M_COW, M_MPROTECT,
 	M_MPROTECT_SHARED, M_UFFD_MOVE, M_FUSE_STORE, NR_MODES,
 };
 static const char *const mode_names[NR_MODES] = {
-	"anon", "file", "shmem", "write", "truncate", "cow", "mprotect",
+	"anon", "file", "shmem", "split", "write", "truncate", "cow", "mprotect",
 	"mprotect-shared", "uffd-move", "fuse-store",
 };
 
@@ -160,13 +172,16 @@ struct shared {
 	_Atomic long pass_done;		/* ... and ended */
 	_Atomic long epoch_pass;	/* pass_started when epoch was published */
 	_Atomic long away;		/* uffd-move: odd while the pages are moved away */
+	_Atomic int split_done;		/* split: the hog split the area, its turn is over */
+	_Atomic long hold_gen;		/* split: odd while readers must hold still */
+	_Atomic long hold_ack[64];	/* split: the hold_gen each reader holds for */
 };
 static struct shared *shm;
 static _Atomic long violations, reads, migrated, npasses, moves_failed, hogged;
 static _Atomic uint64_t first_bad, first_bad_expected;
 static _Atomic long sigbus, early, moves, in_window;
 static long quiet_ms;
-static int pass_bound, use_aio, is_blk;
+static int pass_bound, use_aio, is_blk, split_no_zero;
 static aio_context_t aio_ctx;
 static pid_t child = -1, hog_pid = -1;
 static _Atomic long *hog_rounds;
@@ -190,6 +205,19 @@ static void fill_page(uint64_t *page, long p, uint64_t ep)
 
 	for (i = 0; i < n; i++)
 		page[i] = sig(p, i) + ep;
+}
+
+/*
+ * Split mode: the even pages, so that the head of every 64 KiB folio, the
+ * part the split's caller keeps, stays mapped; the odd ones stay zero,
+ * unless -z.
+ */
+static void fill_split(void)
+{
+	long p;
+
+	for (p = 0; p < npages; p += split_no_zero ? 1 : 2)
+		fill_page(area + p * page_size / 8, p, 0);
 }
 
 static void die(const char *what)
@@ -223,6 +251,8 @@ static int acceptable(uint64_t v, long p, long i, uint64_t e1, uint64_t e2)
 {
 	uint64_t base = sig(p, i), a, b;
 
+	if (mode == M_SPLIT && (p & 1) && !split_no_zero)
+		return v == 0;
 	if (v - base >= e1 && v - base <= e2 + 1)
 		return 1;
 	if (mode == M_TRUNCATE && v == 0)
@@ -265,6 +295,23 @@ static void hold_still(void)
 	atomic_fetch_sub(&shm->paused, 1);
 }
 
+/*
+ * Split mode: while hold_gen is odd, say so (hold_ack) and wait for it to
+ * change.  A reader acknowledges only here, between two reads, so once
+ * every reader has acknowledged a hold, none reads until it ends: not even
+ * at the end of the run (the refiller ends every hold it begins).
+ */
+static void split_hold(long cpu)
+{
+	long g = atomic_load_explicit(&shm->hold_gen, memory_order_acquire);
+
+	if (!(g & 1))
+		return;
+	atomic_store_explicit(&shm->hold_ack[cpu], g, memory_order_release);
+	while (atomic_load_explicit(&shm->hold_gen, memory_order_acquire) == g)
+		;
+}
+
 static void *reader(void *arg)
 {
 	long cpu = (long)arg, n = page_size / 8;
@@ -287,6 +334,8 @@ static void *reader(void *arg)
 
 			if (atomic_load_explicit(&shm->pause, memory_order_relaxed))
 				hold_still();
+			if (mode == M_SPLIT)
+				split_hold(cpu);
 			e1 = atomic_load_explicit(&shm->epoch, memory_order_acquire);
 			ep = atomic_load_explicit(&shm->epoch_pass, memory_order_relaxed);
 			done = atomic_load_explicit(&shm->pass_done, memory_order_acquire);
@@ -370,6 +419,54 @@ static void pageouter(void)
 	}
 }
 
+/*
+ * Split mode: once the hog has split the area and let the readers look, make
+ * it again in 64 KiB folios.  The readers hold still meanwhile: a read of an
+ * address emptied by MADV_DONTNEED would map the zero page there, and the
+ * refill would then copy into a small folio.  MADV_DONTNEED flushes what
+ * the split left, the readers' stale entries included.
+ */
+static void refiller(void)
+{
+	size_t len = npages * page_size;
+	long pass;
+
+	for (pass = 0; !atomic_load(&shm->stop); pass++) {
+		while (!atomic_load_explicit(&shm->split_done, memory_order_acquire))
+			if (atomic_load(&shm->stop))
+				return;
+			else
+				sleep_ms(1);
+		long g = atomic_fetch_add(&shm->hold_gen, 1) + 1, i;
+
+		/*
+		 * At the end a reader may have left its loop without
+		 * holding: then the area is left as it is.
+		 */
+		for (i = 0; i < nreaders; i++)
+			while (atomic_load_explicit(&shm->hold_ack[i],
+						    memory_order_acquire) != g) {
+				if (atomic_load(&shm->stop)) {
+					atomic_fetch_add(&shm->hold_gen, 1);
+					return;
+				}
+				usleep(100);
+			}
+		if (mprotect(area, len, PROT_READ | PROT_WRITE) ||
+		    madvise(area, len, MADV_DONTNEED))
+			die("mprotect/madvise(MADV_DONTNEED)");
+		fill_split();
+		if (mprotect(area, len, PROT_READ))
+			die("mprotect");
+		atomic_fetch_add_explicit(&shm->hold_gen, 1, memory_order_release);
+		atomic_fetch_add(&migrated, npages);
+		atomic_fetch_add(&npasses, 1);
+		if (passes && pass + 1 >= passes)
+			atomic_store(&shm->stop, 1);
+		atomic_store_explicit(&shm->split_done, 0, memory_order_release);
+	}
+}
+
 static void *migrator(void *arg)
 {
 	void **pages = calloc(npages, sizeof(void *));
@@ -379,6 +476,10 @@ static void *migrator(void *arg)
 
 	if (pageout) {
 		pageouter();
+		return NULL;
+	}
+	if (mode == M_SPLIT) {
+		refiller();
 		return NULL;
 	}
 	for (p = 0; p < npages; p++)
@@ -399,27 +500,67 @@ static void *migrator(void *arg)
 }
 
 /*
+ * Split mode: split the large folios of the readers' area (in the parent)
+ * through debugfs, from this task, so that the parts the split frees go to
+ * this CPU's free lists, where the poisoning that follows looks first.
+ */
+static void split_area(pid_t pid)
+{
+	char cmd[96];
+	int f = open("/sys/kernel/debug/split_huge_pages", O_WRONLY), n;
+
+	if (f < 0)
+		die("/sys/kernel/debug/split_huge_pages");
+	n = snprintf(cmd, sizeof(cmd), "%d,%#lx,%#lx", (int)pid,
+		     (unsigned long)area,
+		     (unsigned long)area + npages * page_size);
+	if (write(f, cmd, n) != n)
+		die("split_huge_pages");
+	close(f);
+}
+
+/*
  * Each round maps -H MiB, writes poison over it and unmaps it: reuse of
  * freed pages by another process.  It runs in a child process, so that its
  * write faults are not taken for write-enables in the readers' mm, which
- * would flush everything.
+ * would flush everything.  Split mode: each round splits the area first,
+ * poisons small pages (the parts are small), leaves the poison in place
+ * 20 ms for the readers, and hands the area to the refiller.
  */
 static void hog(_Atomic long *rounds)
 {
+	pid_t parent = getppid();
+
 	/* Drop the inherited copy of the area: its unmaps are not ours. */
-	if (area)
+	if (area && mode != M_SPLIT)
 		munmap(area, npages * page_size);
+	if (mode == M_SPLIT)
+		bench_pin(nreaders - 1);
 	for (;;) {
 		size_t len = (size_t)hog_mib << 20, i;
-		uint64_t *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		uint64_t *m;
 
+		if (mode == M_SPLIT) {
+			while (atomic_load_explicit(&shm->split_done,
+						    memory_order_acquire))
+				sleep_ms(1);
+			split_area(parent);
+		}
+		m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m == MAP_FAILED)
 			die("mmap hog");
+		if (mode == M_SPLIT && madvise(m, len, MADV_NOHUGEPAGE))
+			die("madvise(MADV_NOHUGEPAGE)");
 		for (i = 0; i < len / 8; i += 8)
 			m[i] = POISON;
+		if (mode == M_SPLIT)
+			sleep_ms(20);
 		munmap(m, len);
 		atomic_fetch_add(rounds, 1);
+		if (mode == M_SPLIT)
+			atomic_store_explicit(&shm->split_done, 1,
+					      memory_order_release);
 	}
 }
 
@@ -1035,6 +1176,22 @@ static void setup(void)
 			die("madvise/mprotect");
 		return;
 	}
+	if (mode == M_SPLIT) {
+		/* 64 KiB aligned, so that every folio of the area is whole. */
+		size_t align = 64 << 10;
+		char *m = mmap(NULL, len + align, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (m == MAP_FAILED)
+			die("mmap");
+		area = (uint64_t *)(((uintptr_t)m + align - 1) & ~(align - 1));
+		fill_split();
+		/* The hog is forked: its copy would share the folios. */
+		if (madvise(area, len, MADV_DONTFORK) ||
+		    mprotect(area, len, PROT_READ))
+			die("madvise/mprotect");
+		return;
+	}
 	if (mode == M_ANON || mode == M_COW || mode == M_MPROTECT) {
 		area = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -1119,11 +1276,12 @@ static void start_hog(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: lufstress [-m anon|file|shmem|write|truncate|cow|mprotect|\n"
+		"usage: lufstress [-m anon|file|shmem|split|write|truncate|cow|mprotect|\n"
 		"                     mprotect-shared|uffd-move|fuse-store]\n"
 		"                 [-n pages]\n"
 		"                 [-t seconds | -p passes] [-r readers] [-H hog-MiB]\n"
-		"                 [-s migrate|pageout] [-f file] [-q quiet-ms] [-b] [-a]\n");
+		"                 [-s migrate|pageout] [-f file] [-q quiet-ms] [-b] [-a]\n"
+		"                 [-z]\n");
 	exit(2);
 }
 
@@ -1135,7 +1293,7 @@ int main(int argc, char **argv)
 
 	page_size = sysconf(_SC_PAGESIZE);
 	nreaders = sysconf(_SC_NPROCESSORS_ONLN);
-	while ((c = getopt(argc, argv, "m:n:t:p:r:H:s:f:q:ba")) != -1) {
+	while ((c = getopt(argc, argv, "m:n:t:p:r:H:s:f:q:baz")) != -1) {
 		switch (c) {
 		case 'm':
 			for (m = 0; m < NR_MODES && strcmp(optarg, mode_names[m]); m++)
@@ -1153,6 +1311,7 @@ int main(int argc, char **argv)
 		case 'q': quiet_ms = atol(optarg); break;
 		case 'b': pass_bound = 1; break;
 		case 'a': use_aio = 1; break;
+		case 'z': split_no_zero = 1; break;
 		case 's':
 			if (!strcmp(optarg, "pageout"))
 				pageout = 1;
@@ -1164,7 +1323,8 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc || npages < 1 || seconds < 1 || nreaders < 1 ||
 	    nreaders > 64 || hog_mib < 0 || passes < 0 || quiet_ms < 0 ||
-	    (pass_bound && !pageout))
+	    (pass_bound && !pageout) || (mode == M_SPLIT && (pageout || !hog_mib)) ||
+	    (split_no_zero && mode != M_SPLIT))
 		usage();
 
 	shm = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
