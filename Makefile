@@ -10,6 +10,7 @@
 #   make module        build luf.ko against the patched test kernel
 #   make tools         build the userspace tools and guest helpers
 #   make dkms-install  install the source for dkms (/usr/src/luf-<version>)
+#   make deb           Debian packages luf-dkms and luf-tools, in build/deb/
 #
 # Kernel trees and ccache live in $(LUF_CACHE) (default ~/.cache/luf);
 # everything else this Makefile builds goes under build/.
@@ -24,7 +25,7 @@ KBUILD_VARIANT ?= debug
 # The patched kernel build directory, built on demand (cheap when cached).
 patched_kdir = $$(tests/kernel/build.sh patched $(KBUILD_VARIANT))
 
-.PHONY: all setup kernel module tools check demo bench dkms-source dkms-install clean
+.PHONY: all setup kernel module tools check demo bench dkms-source dkms-install deb clean
 
 all: module tools
 
@@ -52,9 +53,16 @@ demo:
 bench:
 	@tests/bench/bench.sh all
 
+# The module's source, without what a build in this tree left in module/.
 dkms-source:
 	@rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
-	@cp -r Kbuild dkms.conf module $(DKMS_SRC)/
+	@cp Kbuild dkms.conf $(DKMS_SRC)/
+	@rsync -a --exclude='*.o' --exclude='.*.cmd' --exclude='*.ko' \
+		--exclude='*.mod' --exclude='*.mod.c' --exclude='.*.d' \
+		module/ $(DKMS_SRC)/module/
+
+deb: setup
+	@tools/deb.sh $(BUILD)/deb
 
 dkms-install: dkms-source
 	dkms add -m luf -v $(VERSION)

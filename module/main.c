@@ -56,3 +56,4 @@ module_exit(luf_mod_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Lazy unmap flush: defer TLB flushes of read-only unmapped pages");
 MODULE_AUTHOR("The luf developers");
+MODULE_VERSION(LUF_VERSION);

@@ -61,10 +61,10 @@ must modules-install make -s -C "$kp" modules_install INSTALL_MOD_PATH="$modroot
 step "luf.ko and test modules"
 must module make -s module KDIR="$kp"
 abi=$build/abi999
-rm -rf "$abi" && mkdir -p "$abi" && cp -r Kbuild module "$abi/"
+rm -rf "$abi" && mkdir -p "$abi" && cp -r Kbuild dkms.conf module "$abi/"
 must module-abi999 make -s -C "$kp" M="$abi" LUF_TEST_ABI_VERSION=999 modules
 dbg=$build/luf-debug
-rm -rf "$dbg" && mkdir -p "$dbg" && cp -r Kbuild module "$dbg/"
+rm -rf "$dbg" && mkdir -p "$dbg" && cp -r Kbuild dkms.conf module "$dbg/"
 must module-debug make -s -C "$kp" M="$dbg" LUF_DEBUG=1 modules
 warn=$build/warnmod
 rm -rf "$warn" && mkdir -p "$warn" && cp tests/guest/warnmod/* "$warn/"
@@ -96,7 +96,7 @@ fi
 # Building against a kernel without the patch stops with a clear message.
 kb_log=$out/kbuild-vanilla.log
 rm -rf "$build/kbuild-vanilla" && mkdir -p "$build/kbuild-vanilla" &&
-	cp -r Kbuild module "$build/kbuild-vanilla/"
+	cp -r Kbuild dkms.conf module "$build/kbuild-vanilla/"
 if make -C "$kv" M="$build/kbuild-vanilla" modules >"$kb_log" 2>&1; then
 	record FAIL kbuild-refuses-vanilla "luf built against a kernel without the patch"
 elif grep -q 'lacks core-hooks.patch' "$kb_log"; then
@@ -118,6 +118,9 @@ tests/host/lufctl.sh "$build/tools/lufctl" | tee -a "$results"
 tests/host/inline-exports.sh "$kp" "$build/inline-probe" | tee -a "$results"
 # The benchmark report on known input.
 tests/host/report.sh | tee -a "$results"
+# make deb's packages, and the module source they ship builds.
+rm -rf "$build/deb" && mkdir -p "$build/deb"
+tests/host/deb.sh "$kp" "$build/deb/out" | tee -a "$results"
 if [ "$(id -u)" -eq 0 ]; then
 	tests/host/dkms.sh "$kp" "$kv" | tee -a "$results"
 else

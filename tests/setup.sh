@@ -11,7 +11,7 @@ pkgs=(
 	e2fsprogs xfsprogs
 	qemu-system-x86 busybox-static
 	libnuma-dev libnl-genl-3-dev libcap-dev
-	dkms
+	dkms debhelper dh-dkms dpkg-dev groff-base
 )
 
 missing=()

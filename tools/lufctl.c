@@ -14,7 +14,8 @@
  * their extended-ack messages) through for testing.
  *
  * The documentation is `lufctl --help`, and module/ABI for the family
- * itself; there is no man page.
+ * itself; the man page, lufctl(8), is made from --help by
+ * tools/lufctl-man.sh.
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -46,7 +47,10 @@
 
 #include <linux/luf_netlink.h>
 
-#define LUFCTL_VERSION	"0.2"
+/* dkms.conf's PACKAGE_VERSION, passed in by tools/Makefile. */
+#ifndef LUF_VERSION
+#error "build lufctl with -DLUF_VERSION (tools/Makefile does)"
+#endif
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK	270
@@ -383,9 +387,10 @@ static void print_manual(void)
 "    lufctl ab --rounds 10 --interval 5 --json > ab.json\n"
 "\n"
 "SEE ALSO\n"
-"    This text is lufctl's documentation; there is no man page.  The\n"
-"    generic netlink family, the sysfs knobs and the counters are described\n"
-"    in module/ABI of luf's source tree.\n");
+"    This text is also lufctl's man page, lufctl(8).  The generic netlink\n"
+"    family, the sysfs knobs and the counters are described in module/ABI\n"
+"    of luf's source tree (/usr/share/doc/luf-tools/ABI.gz in the Debian\n"
+"    package).\n");
 }
 
 /* ------------------------------------------------------------------ */
@@ -2341,7 +2346,7 @@ int main(int argc, char **argv)
 			return EX_OK;
 		case 'V':
 			printf("lufctl %s (luf generic netlink family version %d)\n",
-			       LUFCTL_VERSION, LUF_FAMILY_VERSION);
+			       LUF_VERSION, LUF_FAMILY_VERSION);
 			return EX_OK;
 		case ':':
 			err_msg("option %s needs a value", argv[optind - 1]);

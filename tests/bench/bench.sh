@@ -64,7 +64,7 @@ tests/setup.sh
 kp=$(tests/kernel/build.sh patched release)
 case $what in all|alloc) kv=$(tests/kernel/build.sh vanilla release) ;; esac
 mod=$build/bench-module
-rm -rf "$mod" && mkdir -p "$mod" && cp -r Kbuild module "$mod/"
+rm -rf "$mod" && mkdir -p "$mod" && cp -r Kbuild dkms.conf module "$mod/"
 make -s -C "$kp" M="$mod" modules >"$out/module.log" 2>&1 ||
 	{ cat "$out/module.log" >&2; exit 1; }
 # The atomic workload's helper module (tests/bench/atomicmod).
