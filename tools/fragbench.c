@@ -67,11 +67,6 @@ static volatile char *map;
 static long map_pages, psz;
 static _Atomic int stop;
 
-static void die(const char *what)
-{
-	fprintf(stderr, "fragbench: %s: %s\n", what, strerror(errno));
-	exit(2);
-}
 
 static void write_file(const char *file, const char *s)
 {

@@ -55,11 +55,6 @@ static _Atomic long reads;
 static _Atomic int measuring;
 static int separate;
 
-static void die(const char *what)
-{
-	fprintf(stderr, "migbench: %s: %s\n", what, strerror(errno));
-	exit(2);
-}
 
 static void *reader(void *arg)
 {

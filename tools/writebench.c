@@ -37,11 +37,6 @@ static int first_cpu;
 static _Atomic int phase;		/* 0 warm-up, 1 measure, 2 stop */
 static _Atomic long total;
 
-static void die(const char *what)
-{
-	fprintf(stderr, "writebench: %s: %s\n", what, strerror(errno));
-	exit(2);
-}
 
 static void logger(long period_us, int secs)
 {
