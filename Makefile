@@ -11,6 +11,11 @@
 #   make tools         build the userspace tools and guest helpers
 #   make dkms-install  install the source for dkms (/usr/src/luf-<version>)
 #   make deb           Debian packages luf-dkms and luf-tools, in build/deb/
+#   make kernel-deb    the patched kernel as Debian packages (linux-image,
+#                      linux-headers; local version -luf), in build/kernel-deb/,
+#                      from Debian's 6.12 config (KCONFIG=debian, the default),
+#                      the test config (KCONFIG=test) or a file (KCONFIG=path);
+#                      LSMOD=<lsmod output> trims it to a host's modules
 #
 # Kernel trees and ccache live in $(LUF_CACHE) (default ~/.cache/luf);
 # everything else this Makefile builds goes under build/.
@@ -25,7 +30,7 @@ KBUILD_VARIANT ?= debug
 # The patched kernel build directory, built on demand (cheap when cached).
 patched_kdir = $$(tests/kernel/build.sh patched $(KBUILD_VARIANT))
 
-.PHONY: all setup kernel module tools check demo bench dkms-source dkms-install deb clean
+.PHONY: all setup kernel module tools check demo bench dkms-source dkms-install deb kernel-deb clean
 
 all: module tools
 
@@ -63,6 +68,10 @@ dkms-source:
 
 deb: setup
 	@tools/deb.sh $(BUILD)/deb
+
+KCONFIG ?= debian
+kernel-deb: setup
+	@tools/kernel-deb.sh --config $(KCONFIG) $(if $(LSMOD),--lsmod $(LSMOD)) --out $(BUILD)/kernel-deb
 
 dkms-install: dkms-source
 	dkms add -m luf -v $(VERSION)

@@ -175,6 +175,10 @@ step "guests: patched kernel | vanilla kernel, init_on_free=1, harness self-test
 	LUF_CMDLINE="init_on_free=1" run_vm initfree "$kp" 300; echo $? > "$out/rc-initfree"
 	run_vm harness "$kp" 300; echo $? > "$out/rc-harness"
 	run_vm softirq-mutation "$kp" 300; echo $? > "$out/rc-softirq-mutation"
+	# make kernel-deb's recipe on the test config, on this core too (one
+	# job: the patched guest has the other core).
+	rm -rf "$build/kernel-deb" && mkdir -p "$build/kernel-deb"
+	tests/host/kernel-deb.sh "$build/kernel-deb/out" 1 > "$out/kernel-deb.txt" 2>&1
 ) &
 others=$!
 LUF_DISK=$build/disk.img LUF_DISK_XFS=$build/xfs.img LUF_DISK_SQ=$build/sq.img \
@@ -182,6 +186,14 @@ LUF_DISK=$build/disk.img LUF_DISK_XFS=$build/xfs.img LUF_DISK_SQ=$build/sq.img \
 rc_patched=$?
 wait $others
 echo "   guests done"
+
+step "verdicts: kernel packages (make kernel-deb, test config)"
+if grep -q '^PASS kernel-deb-build' "$out/kernel-deb.txt"; then
+	grep -E '^(PASS|FAIL|SKIP) ' "$out/kernel-deb.txt" | tee -a "$results"
+else
+	record FAIL kernel-deb-build "see $out/kernel-deb.txt"
+	sed 's/^/    /' "$out/kernel-deb.txt" | head -n 20
+fi
 
 step "verdicts: vanilla kernel (luf refused; mm selftest baseline)"
 rc=$(cat "$out/rc-vanilla" 2>/dev/null || echo 1)

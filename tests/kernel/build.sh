@@ -2,6 +2,7 @@
 # Build one kernel tree for the VM harness and print its build directory.
 #
 #   tests/kernel/build.sh <vanilla|patched> <debug|release>
+#   tests/kernel/build.sh <vanilla|patched> source   (the source tree only)
 #
 # Layout under $LUF_CACHE (default ~/.cache/luf):
 #   linux-<pkgver>/vanilla/               pristine Debian source, never modified
@@ -18,10 +19,10 @@
 # when nothing changed.
 set -euo pipefail
 
-flavor=${1:?usage: build.sh <vanilla|patched> <debug|release>}
-variant=${2:?usage: build.sh <vanilla|patched> <debug|release>}
+flavor=${1:?usage: build.sh <vanilla|patched> <debug|release|source>}
+variant=${2:?usage: build.sh <vanilla|patched> <debug|release|source>}
 case $flavor in vanilla|patched) ;; *) echo "build.sh: bad flavor $flavor" >&2; exit 2;; esac
-case $variant in debug|release) ;; *) echo "build.sh: bad variant $variant" >&2; exit 2;; esac
+case $variant in debug|release|source) ;; *) echo "build.sh: bad variant $variant" >&2; exit 2;; esac
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -85,6 +86,11 @@ sync_patched() {
 	rm -rf "$tmp"
 }
 [ "$flavor" = patched ] && sync_patched
+# source: the tree as it is now, for another build (tools/kernel-deb.sh).
+if [ "$variant" = source ]; then
+	echo "$src"
+	exit 0
+fi
 
 fragments=("$here/base.config")
 [ "$variant" = debug ] && fragments+=("$here/debug.config")

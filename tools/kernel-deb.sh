@@ -1,0 +1,115 @@
+#!/bin/bash
+# make kernel-deb: the pinned 6.12 source with core-hooks.patch, built as
+# Debian packages (linux-image-<release>, linux-headers-<release>) with the
+# local version -luf, by the kernel's own bindeb-pkg.
+#
+#   tools/kernel-deb.sh [--config debian|test|<file>] [--lsmod <file>]
+#                       [--out <dir>] [--jobs <n>]
+#
+# --config debian  Debian's own 6.12 config (the amd64 flavour of the
+#                  linux-config-6.12 package, fetched with apt-get download:
+#                  trixie has it, bookworm in bookworm-backports), the
+#                  default
+# --config test    the test kernel's config (make check's debug kernel)
+# --config <file>  any kernel config
+# --lsmod <file>   trim the config to the modules in <file>, the output of
+#                  lsmod on the host that will run the kernel
+#                  (localmodconfig); Debian's full config takes hours on
+#                  two cores, a trimmed one a fraction of that
+# --out <dir>      where the packages go (default build/kernel-deb)
+# --jobs <n>       make -j (default: the number of CPUs)
+#
+# In every case CONFIG_LUF=y is set (and checked after olddefconfig), and
+# module signing is left to a key made for the build, as a locally built
+# Debian kernel does.  The build directory lives in the kernel cache next
+# to the test kernels' (ccache reuses their objects where they match).
+# Prints the packages with their sizes.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+config=debian lsmod= out=$top/build/kernel-deb jobs=$(nproc)
+usage() { echo "usage: kernel-deb.sh [--config debian|test|FILE] [--lsmod FILE] [--out DIR] [--jobs N]" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--config) config=${2:?}; shift 2 ;;
+	--lsmod) lsmod=${2:?}; shift 2 ;;
+	--out) out=${2:?}; shift 2 ;;
+	--jobs) jobs=${2:?}; shift 2 ;;
+	*) usage ;;
+	esac
+done
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "kernel-deb.sh: --jobs wants a positive number" >&2; exit 2; }
+[ -z "$lsmod" ] || [ -r "$lsmod" ] || { echo "kernel-deb.sh: cannot read $lsmod" >&2; exit 2; }
+log() { echo "kernel-deb: $*" >&2; }
+cache=${LUF_CACHE:-$HOME/.cache/luf}
+
+src=$("$top/tests/kernel/build.sh" patched source)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+case $config in
+debian)
+	# Debian's config for its amd64 flavour, from the package of the
+	# same kernel series.
+	cfgdeb=$cache/linux-config
+	mkdir -p "$cfgdeb"
+	if ! ls "$cfgdeb"/linux-config-6.12_*.deb >/dev/null 2>&1; then
+		log "fetching linux-config-6.12"
+		(cd "$cfgdeb" && { apt-get download linux-config-6.12 ||
+			apt-get download -t bookworm-backports linux-config-6.12; }) >&2 || {
+			echo "kernel-deb.sh: cannot download linux-config-6.12 (on bookworm, add bookworm-backports to apt's sources)" >&2
+			exit 1
+		}
+	fi
+	deb=$(ls "$cfgdeb"/linux-config-6.12_*.deb | tail -n 1)
+	rm -rf "$cfgdeb/x" && dpkg-deb -x "$deb" "$cfgdeb/x"
+	base=$cfgdeb/config.amd64
+	xzcat "$cfgdeb"/x/usr/src/linux-config-6.12/config.amd64_none_amd64.xz > "$base"
+	name=debian ;;
+test)
+	base=$("$top/tests/kernel/build.sh" patched debug)/.config
+	name=test ;;
+*)
+	[ -r "$config" ] || { echo "kernel-deb.sh: cannot read config $config" >&2; exit 2; }
+	base=$config
+	name=custom ;;
+esac
+[ -n "$lsmod" ] && name=$name-lsmod
+# Under the source tree, as the test kernels' build directories: the
+# compiler then sees the same relative paths and ccache can reuse objects.
+obj=$src/build-deb-$name
+mkdir -p "$obj"
+export CCACHE_DIR=$cache/ccache CCACHE_NOHASHDIR=true CCACHE_COMPILERCHECK=content
+export KBUILD_BUILD_USER=luf KBUILD_BUILD_HOST=luf
+mk=(make -C "$src" O="$obj" -j"$jobs" CC="ccache gcc" HOSTCC="ccache gcc")
+cp "$base" "$obj/.config"
+cfg=("$src/scripts/config" --file "$obj/.config")
+"${cfg[@]}" --enable LUF --set-str LOCALVERSION -luf --disable LOCALVERSION_AUTO \
+	--set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS "" \
+	--set-str MODULE_SIG_KEY certs/signing_key.pem
+"${mk[@]}" -s olddefconfig >/dev/null
+if [ -n "$lsmod" ]; then
+	log "trimming the config to the modules in $lsmod"
+	yes '' | "${mk[@]}" -s LSMOD="$lsmod" localmodconfig >/dev/null 2>&1
+	"${cfg[@]}" --enable LUF
+	"${mk[@]}" -s olddefconfig >/dev/null
+fi
+for sym in CONFIG_LUF=y CONFIG_NET=y; do
+	grep -qx "$sym" "$obj/.config" ||
+		{ echo "kernel-deb.sh: $sym did not survive olddefconfig" >&2; exit 1; }
+done
+rel=$("${mk[@]}" -s kernelrelease)
+log "building $rel ($name config, make -j$jobs, ccache)"
+start=$(date +%s)
+rm -f "$src"/*.deb "$src"/*.buildinfo "$src"/*.changes
+"${mk[@]}" -s bindeb-pkg >"$out/build.log" 2>&1 || {
+	echo "kernel-deb.sh: bindeb-pkg failed; the end of $out/build.log:" >&2
+	tail -n 30 "$out/build.log" >&2
+	exit 1
+}
+log "built in $(( $(date +%s) - start )) s"
+# bindeb-pkg leaves the packages in the parent of the build directory.
+rm -f "$out"/linux-*.deb
+mv "$src"/linux-*.deb "$out/"
+rm -f "$src"/*.buildinfo "$src"/*.changes
+for f in "$out"/linux-*.deb; do
+	echo "$f $(stat -c %s "$f") bytes"
+done
