@@ -58,13 +58,20 @@ demo:
 bench:
 	@tests/bench/bench.sh all
 
-# The module's source, without what a build in this tree left in module/.
+# The module's source: in a git checkout the files git knows of or would
+# (not those .gitignore names: what a build left in module/); elsewhere
+# module/ without build products.
 dkms-source:
 	@rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
 	@cp Kbuild dkms.conf $(DKMS_SRC)/
-	@rsync -a --exclude='*.o' --exclude='.*.cmd' --exclude='*.ko' \
-		--exclude='*.mod' --exclude='*.mod.c' --exclude='.*.d' \
-		module/ $(DKMS_SRC)/module/
+	@if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -z --cached --others --exclude-standard module | \
+			xargs -0 cp --parents -t $(DKMS_SRC); \
+	else \
+		rsync -a --exclude='*.o' --exclude='.*.cmd' --exclude='*.ko' \
+			--exclude='*.mod' --exclude='*.mod.c' --exclude='.*.d' \
+			module/ $(DKMS_SRC)/module/; \
+	fi
 
 deb: setup
 	@tools/deb.sh $(BUILD)/deb

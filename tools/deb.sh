@@ -20,7 +20,7 @@ rm -rf "$stage" "$out"/luf*_"$ver"_*.deb "$out"/luf_"$ver"_*.{buildinfo,changes}
 cd "$top"
 make -s -C "$top" dkms-source DKMS_SRC="$stage"
 mkdir -p "$stage/tools"
-cp core-hooks.patch README.md "$stage/"
+cp core-hooks.patch "$stage/"
 cp tools/*.c tools/*.h tools/Makefile tools/lufctl-man.sh \
    tools/lufctl.bash-completion "$stage/tools/"
 cp -r tools/debian "$stage/debian"

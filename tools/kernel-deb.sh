@@ -38,9 +38,27 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "kernel-deb.sh: --jobs wants a positive number" >&2; exit 2; }
-[ -z "$lsmod" ] || [ -r "$lsmod" ] || { echo "kernel-deb.sh: cannot read $lsmod" >&2; exit 2; }
+if [ -n "$lsmod" ]; then
+	[ -r "$lsmod" ] || { echo "kernel-deb.sh: cannot read $lsmod" >&2; exit 2; }
+	# localmodconfig reads it from the build directory.
+	lsmod=$(realpath "$lsmod")
+fi
 log() { echo "kernel-deb: $*" >&2; }
 cache=${LUF_CACHE:-$HOME/.cache/luf}
+
+# What a distribution config needs beyond the test kernels: pahole for
+# BTF (without it olddefconfig quietly drops DEBUG_INFO_BTF) and openssl
+# for the module signing key.
+need=()
+for p in dwarves openssl; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+		need+=("$p")
+done
+if [ ${#need[@]} -gt 0 ]; then
+	log "installing ${need[*]}"
+	[ "$(id -u)" -eq 0 ] && sudo= || sudo=sudo
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${need[@]}" >&2
+fi
 
 src=$("$top/tests/kernel/build.sh" patched source)
 mkdir -p "$out"
@@ -59,7 +77,7 @@ debian)
 			exit 1
 		}
 	fi
-	deb=$(ls "$cfgdeb"/linux-config-6.12_*.deb | tail -n 1)
+	deb=$(ls "$cfgdeb"/linux-config-6.12_*.deb | sort -V | tail -n 1)
 	rm -rf "$cfgdeb/x" && dpkg-deb -x "$deb" "$cfgdeb/x"
 	base=$cfgdeb/config.amd64
 	xzcat "$cfgdeb"/x/usr/src/linux-config-6.12/config.amd64_none_amd64.xz > "$base"
@@ -88,7 +106,13 @@ cfg=("$src/scripts/config" --file "$obj/.config")
 "${mk[@]}" -s olddefconfig >/dev/null
 if [ -n "$lsmod" ]; then
 	log "trimming the config to the modules in $lsmod"
-	yes '' | "${mk[@]}" -s LSMOD="$lsmod" localmodconfig >/dev/null 2>&1
+	# Every new question answered with its default; yes ends on SIGPIPE.
+	{ yes '' || :; } | "${mk[@]}" -s LSMOD="$lsmod" localmodconfig \
+		>"$out/localmodconfig.log" 2>&1 || {
+		echo "kernel-deb.sh: localmodconfig failed; see $out/localmodconfig.log" >&2
+		tail -n 10 "$out/localmodconfig.log" >&2
+		exit 1
+	}
 	"${cfg[@]}" --enable LUF
 	"${mk[@]}" -s olddefconfig >/dev/null
 fi

@@ -14,7 +14,9 @@
 set -eu
 bin=${1:?usage: lufctl-man.sh <lufctl binary> [version]}
 ver=${2:-$("$bin" --version | sed -n 's/^lufctl \([^ ]*\).*/\1/p')}
-"$bin" --help | awk -v ver="$ver" '
+help=$("$bin" --help) && [ -n "$help" ] ||
+	{ echo "lufctl-man.sh: $bin --help failed" >&2; exit 1; }
+printf '%s\n' "$help" | awk -v ver="$ver" '
 function esc(s) {
 	gsub(/\\/, "\\e", s)
 	gsub(/-/, "\\-", s)
@@ -75,11 +77,14 @@ END {
 			continue
 		}
 		if (n == 4 && i < NR && indent(line[i + 1]) > 4 && line[i + 1] != "") {
-			tag = strip(s)
-			word = tag; sub(/ .*/, "", word)
-			rest = substr(tag, length(word) + 1); sub(/^ +/, " ", rest)
+			# The command or option words bold, their arguments not.
+			k = split(strip(s), w, / +/)
+			tag = ""
+			for (j = 1; j <= k; j++)
+				tag = tag (j > 1 ? " " : "") \
+				      (j == 1 || w[j] ~ /^-/ ? "\\fB" esc(w[j]) "\\fR" : esc(w[j]))
 			print ".TP"
-			print "\\fB" esc(word) "\\fR" esc(rest)
+			print tag
 			continue
 		}
 		if (n == 4 || n == 8 || (n > 8 && n < 12)) {

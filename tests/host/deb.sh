@@ -70,7 +70,7 @@ elif [ "${v#lufctl $ver }" = "$v" ]; then
 	echo "FAIL deb-tools-contents: the packaged lufctl says '$v', not version $ver"
 elif [ -n "$man_warn" ]; then
 	echo "FAIL deb-tools-contents: lufctl.8 does not render cleanly: $man_warn"
-elif ! zcat "$x/tools/usr/share/man/man8/lufctl.8.gz" | grep -q '^\.SH EXIT STATUS'; then
+elif ! zcat "$x/tools/usr/share/man/man8/lufctl.8.gz" | grep '^\.SH EXIT STATUS' >/dev/null; then
 	echo "FAIL deb-tools-contents: lufctl.8 lacks the EXIT STATUS section"
 else
 	echo "PASS deb-tools-contents"
