@@ -48,9 +48,10 @@ cache=${LUF_CACHE:-$HOME/.cache/luf}
 
 # What a distribution config needs beyond the test kernels: pahole for
 # BTF (without it olddefconfig quietly drops DEBUG_INFO_BTF) and openssl
-# for the module signing key.
+# for the module signing key.  Not for the test config: pahole's presence
+# is part of a config, and would change the test kernels' next build.
 need=()
-for p in dwarves openssl; do
+[ "$config" = test ] || for p in dwarves openssl; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
 		need+=("$p")
 done
