@@ -96,7 +96,11 @@ esac
 # compiler then sees the same relative paths and ccache can reuse objects.
 obj=$src/build-deb-$name
 mkdir -p "$obj"
-export CCACHE_DIR=$cache/ccache CCACHE_NOHASHDIR=true CCACHE_COMPILERCHECK=content
+# The test config shares the test kernels' compiler cache; any other gets
+# one of its own, so that a distribution build does not evict them.
+ccache_dir=$cache/ccache
+[ "$name" = test ] || ccache_dir=$cache/ccache-kernel-deb
+export CCACHE_DIR=$ccache_dir CCACHE_NOHASHDIR=true CCACHE_COMPILERCHECK=content
 export KBUILD_BUILD_USER=luf KBUILD_BUILD_HOST=luf
 mk=(make -C "$src" O="$obj" -j"$jobs" CC="ccache gcc" HOSTCC="ccache gcc")
 cp "$base" "$obj/.config"
