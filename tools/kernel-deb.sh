@@ -8,8 +8,8 @@
 #
 # --config debian  Debian's own 6.12 config (the amd64 flavour of the
 #                  linux-config-6.12 package, fetched with apt-get download:
-#                  trixie has it, bookworm in bookworm-backports), the
-#                  default
+#                  trixie has it, and bookworm's security archive has the
+#                  pinned 6.12.117-1~deb12u1), the default
 # --config test    the test kernel's config (make check's debug kernel)
 # --config <file>  any kernel config
 # --lsmod <file>   trim the config to the modules in <file>, the output of
@@ -74,7 +74,7 @@ debian)
 		log "fetching linux-config-6.12"
 		(cd "$cfgdeb" && { apt-get download linux-config-6.12 ||
 			apt-get download -t bookworm-backports linux-config-6.12; }) >&2 || {
-			echo "kernel-deb.sh: cannot download linux-config-6.12 (on bookworm, add bookworm-backports to apt's sources)" >&2
+			echo "kernel-deb.sh: cannot download linux-config-6.12 (bookworm has it in bookworm-security and bookworm-backports)" >&2
 			exit 1
 		}
 	fi
