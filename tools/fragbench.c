@@ -67,7 +67,6 @@ static volatile char *map;
 static long map_pages, psz;
 static _Atomic int stop;
 
-
 static void write_file(const char *file, const char *s)
 {
 	int fd = open(file, O_WRONLY);

@@ -220,7 +220,6 @@ static void fill_split(void)
 		fill_page(area + p * page_size / 8, p, 0);
 }
 
-
 /* Is every byte of @v the same byte of @a or of @b? */
 static int bytes_from(uint64_t v, uint64_t a, uint64_t b)
 {

@@ -55,7 +55,6 @@ static _Atomic long reads;
 static _Atomic int measuring;
 static int separate;
 
-
 static void *reader(void *arg)
 {
 	long cpu = (long)arg, words = page_size / 8, n = 0;

@@ -71,7 +71,6 @@ static _Atomic int phase;		/* 0 warm-up, 1 measure, 2 stop */
 static _Atomic long hot_start;		/* first page of the hot set */
 static _Atomic long total;
 
-
 /* xorshift64*: cheap, and the same sequence for the same seed. */
 static uint64_t next(uint64_t *s)
 {

@@ -37,7 +37,6 @@ static int first_cpu;
 static _Atomic int phase;		/* 0 warm-up, 1 measure, 2 stop */
 static _Atomic long total;
 
-
 static void logger(long period_us, int secs)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
