@@ -62,6 +62,15 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 src=$("$top/tests/kernel/build.sh" patched source)
+read -r pkgver _ < <("$top/tests/kernel/fetch.sh")
+lufver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
+# bindeb-pkg writes its packages into the source tree, where every
+# kernel-deb build (any config) leaves and collects them: one at a time.
+exec 9>"$src/.kernel-deb.lock"
+if ! flock -n 9; then
+	log "waiting for another kernel-deb build of this source tree"
+	flock 9
+fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 case $config in
@@ -129,7 +138,9 @@ rel=$("${mk[@]}" -s kernelrelease)
 log "building $rel ($name config, make -j$jobs, ccache)"
 start=$(date +%s)
 rm -f "$src"/*.deb "$src"/*.buildinfo "$src"/*.changes
-"${mk[@]}" -s bindeb-pkg >"$out/build.log" 2>&1 || {
+# The package version says which Debian source and which luf it holds
+# (instead of bindeb-pkg's build counter): 6.12.117-1~deb12u1+luf0.2.
+"${mk[@]}" -s KDEB_PKGVERSION="$pkgver+luf$lufver" bindeb-pkg >"$out/build.log" 2>&1 || {
 	echo "kernel-deb.sh: bindeb-pkg failed; the end of $out/build.log:" >&2
 	tail -n 30 "$out/build.log" >&2
 	exit 1
