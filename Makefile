@@ -16,6 +16,8 @@
 #                      from Debian's 6.12 config (KCONFIG=debian, the default),
 #                      the test config (KCONFIG=test) or a file (KCONFIG=path);
 #                      LSMOD=<lsmod output> trims it to a host's modules
+#   make check-series  core-hooks.patch as a series: checkpatch and git am per
+#                      patch, and the tree builds after each one
 #
 # Kernel trees and ccache live in $(LUF_CACHE) (default ~/.cache/luf);
 # everything else this Makefile builds goes under build/.
@@ -30,7 +32,7 @@ KBUILD_VARIANT ?= debug
 # The patched kernel build directory, built on demand (cheap when cached).
 patched_kdir = $$(tests/kernel/build.sh patched $(KBUILD_VARIANT))
 
-.PHONY: all setup kernel module tools check demo bench dkms-source dkms-install deb kernel-deb clean
+.PHONY: all setup kernel module tools check demo bench dkms-source dkms-install deb kernel-deb check-series clean
 
 all: module tools
 
@@ -79,6 +81,9 @@ deb: setup
 KCONFIG ?= debian
 kernel-deb: setup
 	@tools/kernel-deb.sh --config $(KCONFIG) $(if $(LSMOD),--lsmod $(LSMOD)) --out $(BUILD)/kernel-deb
+
+check-series: setup
+	@tools/check-series.sh
 
 dkms-install: dkms-source
 	dkms add -m luf -v $(VERSION)

@@ -1,0 +1,166 @@
+#!/bin/bash
+# core-hooks.patch is a git format-patch series.  Check that it is one a
+# maintainer can take:
+#
+#   tools/check-series.sh --apply   each patch is checkpatch-clean, and
+#                                   `git am` and `patch -p1` both apply the
+#                                   series to the pinned source, with the
+#                                   same result (seconds; make check)
+#   tools/check-series.sh           the same, then the tree builds after
+#                                   each patch (the test kernel's config,
+#                                   CONFIG_LUF=y), and after the last one
+#                                   with CONFIG_LUF=n too (make check-series)
+#
+# Options: --jobs N (make -j, default the number of CPUs).
+# Prints PASS/FAIL lines and exits non-zero on a failure.
+#
+# The per-patch builds use a tree of their own, linux-<pkgver>/series/ in
+# the kernel cache, hard-linked to the pristine one except for the files
+# the series touches, and the test kernels' compiler cache: the first
+# patch changes the widely included headers, so a first run compiles
+# about one kernel; a run with nothing changed only relinks.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+apply_only= jobs=$(nproc)
+while [ $# -gt 0 ]; do
+	case $1 in
+	--apply) apply_only=1; shift ;;
+	--jobs) jobs=${2:?}; shift 2 ;;
+	*) echo "usage: check-series.sh [--apply] [--jobs N]" >&2; exit 2 ;;
+	esac
+done
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "check-series.sh: --jobs wants a positive number" >&2; exit 2; }
+series=$top/core-hooks.patch
+fails=0
+pass() { echo "PASS $*"; }
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+
+van=$("$top/tests/kernel/build.sh" vanilla source) || exit 1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# One file per patch, in order.
+mkdir -p "$work/split"
+git mailsplit -o"$work/split" "$series" >/dev/null || { fail "series-split: git mailsplit failed"; exit 1; }
+patches=("$work"/split/*)
+n=${#patches[@]}
+subjects=()
+for p in "${patches[@]}"; do
+	subjects+=("$(git mailinfo "$work/msg" "$work/patch" <"$p" | sed -n 's/^Subject: //p')")
+done
+
+# checkpatch, one patch at a time (it reads a patch from stdin).
+bad=
+for i in "${!patches[@]}"; do
+	if ! "$van/scripts/checkpatch.pl" --no-tree --strict -q - <"${patches[$i]}" >"$work/cp.log" 2>&1; then
+		bad="$bad $((i + 1))"
+		sed "s/^/    [$((i + 1))] /" "$work/cp.log" | head -n 20
+	fi
+done
+if [ -z "$bad" ]; then
+	pass "series-checkpatch ($n patches, checkpatch --strict clean)"
+else
+	fail "series-checkpatch: patch(es)$bad"
+fi
+
+# git am and patch -p1 on copies of the files the series touches.
+sed -n 's#^+++ b/\([^\t ]*\).*#\1#p; s#^--- a/\([^\t ]*\).*#\1#p' "$series" | sort -u >"$work/files"
+for d in am p1; do
+	mkdir -p "$work/$d"
+	while read -r f; do
+		if [ -f "$van/$f" ]; then
+			mkdir -p "$work/$d/$(dirname "$f")"
+			cp "$van/$f" "$work/$d/$f"
+		fi
+	done <"$work/files"
+done
+gitc=(git -c user.name=check -c user.email=check@localhost -c commit.gpgsign=false)
+if ! (cd "$work/am" && "${gitc[@]}" init -q && "${gitc[@]}" add -A &&
+	"${gitc[@]}" commit -q -m base && "${gitc[@]}" am -q "$series") >"$work/am.log" 2>&1; then
+	fail "series-apply: git am failed"
+	sed 's/^/    /' "$work/am.log" | head -n 20
+elif ! (cd "$work/p1" && patch -p1 -s --no-backup-if-mismatch -r - <"$series") >"$work/p1.log" 2>&1; then
+	fail "series-apply: patch -p1 failed"
+	sed 's/^/    /' "$work/p1.log" | head -n 20
+elif ! diff -r -x .git "$work/am" "$work/p1" >"$work/diff.log"; then
+	fail "series-apply: git am and patch -p1 give different trees"
+	head -n 20 "$work/diff.log" | sed 's/^/    /'
+elif [ "$(cd "$work/am" && git rev-list --count HEAD)" -ne $((n + 1)) ]; then
+	fail "series-apply: git am made $(($(cd "$work/am" && git rev-list --count HEAD) - 1)) commits of $n patches"
+else
+	pass "series-apply (git am: $n commits; patch -p1: the same tree)"
+fi
+if [ -n "$apply_only" ] || [ "$fails" -gt 0 ]; then
+	[ "$fails" -eq 0 ]
+	exit
+fi
+
+# The tree builds after each patch.
+cfg=$("$top/tests/kernel/build.sh" patched debug)/.config || { fail "series-build: no test kernel config"; exit 1; }
+root=$(dirname "$van")
+src=$root/series
+obj=$src/build-check
+if [ ! -f "$src/Makefile" ]; then
+	# The source only, not the vanilla kernels' build directories.
+	rm -rf "$src.tmp" && mkdir "$src.tmp" &&
+		(cd "$van" && find . -mindepth 1 -maxdepth 1 ! -name 'build-*' \
+			-exec cp -al {} "$src.tmp/" \;) && mv "$src.tmp" "$src"
+fi
+# Back to pristine: every file the series touches is a copy of its own
+# (patch writes new files, but a copy makes sure the pristine tree's
+# inodes are never written), files it adds are removed.
+while read -r f; do
+	if [ -f "$van/$f" ]; then
+		cmp -s "$van/$f" "$src/$f" && [ ! "$van/$f" -ef "$src/$f" ] && continue
+		cp --remove-destination "$van/$f" "$src/$f"
+	else
+		rm -f "$src/$f"
+	fi
+done <"$work/files"
+mkdir -p "$obj"
+cp "$cfg" "$obj/.config"
+export CCACHE_DIR=${LUF_CACHE:-$HOME/.cache/luf}/ccache CCACHE_NOHASHDIR=true CCACHE_COMPILERCHECK=content
+export KBUILD_BUILD_USER=luf KBUILD_BUILD_HOST=luf
+mk=(make -C "$src" O="$obj" -j"$jobs" CC="ccache gcc" HOSTCC="ccache gcc")
+build() {	# $1: name, for the log
+	local t0=$(date +%s)
+	if ! "${mk[@]}" -s olddefconfig >"$work/build.log" 2>&1 ||
+	   ! "${mk[@]}" -s all >>"$work/build.log" 2>&1; then
+		return 1
+	fi
+	echo $(( $(date +%s) - t0 ))
+}
+total0=$(date +%s)
+for i in "${!patches[@]}"; do
+	k=$((i + 1))
+	if ! (cd "$src" && patch -p1 -s --no-backup-if-mismatch -r - <"${patches[$i]}") >"$work/p.log" 2>&1; then
+		fail "series-build-$k: patch $k does not apply"
+		sed 's/^/    /' "$work/p.log" | head
+		exit 1
+	fi
+	if secs=$(build "$k"); then
+		if grep -qx CONFIG_LUF=y "$obj/.config"; then
+			pass "series-build-$k ($secs s: ${subjects[$i]})"
+		else
+			fail "series-build-$k: CONFIG_LUF=y did not survive olddefconfig"
+		fi
+	else
+		fail "series-build-$k: ${subjects[$i]}"
+		grep -E 'error|Error' "$work/build.log" | head -n 20 | sed 's/^/    /'
+		exit 1
+	fi
+done
+# The whole series with CONFIG_LUF=n: every stub compiles.
+"$src/scripts/config" --file "$obj/.config" --disable LUF
+if secs=$(build off); then
+	if grep -q '^CONFIG_LUF=' "$obj/.config"; then
+		fail "series-build-luf-off: CONFIG_LUF is still set"
+	else
+		pass "series-build-luf-off ($secs s: all $n patches, CONFIG_LUF=n)"
+	fi
+else
+	fail "series-build-luf-off: the tree does not build without CONFIG_LUF"
+	grep -E 'error|Error' "$work/build.log" | head -n 20 | sed 's/^/    /'
+fi
+echo "check-series: $n patches built in $(( $(date +%s) - total0 )) s with make -j$jobs"
+[ "$fails" -eq 0 ]
