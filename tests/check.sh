@@ -114,6 +114,8 @@ else
 fi
 # lufctl's argument handling (no luf family on the host).
 tests/host/lufctl.sh "$build/tools/lufctl" | tee -a "$results"
+# One meaning per short option across the tools; bad numbers refused.
+tests/host/tool-options.sh "$build/tools" | tee -a "$results"
 # Modules inlining luf's hooks link: every symbol they reach is exported.
 tests/host/inline-exports.sh "$kp" "$build/inline-probe" | tee -a "$results"
 # The benchmark report on known input.
@@ -179,6 +181,12 @@ step "guests: patched kernel | vanilla kernel, init_on_free=1, harness self-test
 	# job: the patched guest has the other core).
 	rm -rf "$build/kernel-deb" && mkdir -p "$build/kernel-deb"
 	tests/host/kernel-deb.sh "$build/kernel-deb/out" 1 > "$out/kernel-deb.txt" 2>&1
+	# The whole path: those packages and luf-dkms, dkms in a scratch
+	# root, the packaged kernel booted with the module dkms built.
+	if grep -q '^PASS kernel-deb-build' "$out/kernel-deb.txt"; then
+		tests/host/path.sh "$build/kernel-deb/out" "$build/deb/out" \
+			"$build/guest" "$build/tools" "$build/path" > "$out/path.txt" 2>&1
+	fi
 ) &
 others=$!
 LUF_DISK=$build/disk.img LUF_DISK_XFS=$build/xfs.img LUF_DISK_SQ=$build/sq.img \
@@ -193,6 +201,21 @@ if grep -q '^PASS kernel-deb-build' "$out/kernel-deb.txt"; then
 else
 	record FAIL kernel-deb-build "see $out/kernel-deb.txt"
 	sed 's/^/    /' "$out/kernel-deb.txt" | head -n 20
+fi
+
+step "verdicts: the path from packages to a loaded luf (dkms, the packaged kernel)"
+if grep -qE '^(PASS|FAIL|SKIP) path' "$out/path.txt" 2>/dev/null; then
+	grep -E '^(PASS|FAIL|SKIP) ' "$out/path.txt" | tee -a "$results"
+	grep '^#' "$out/path.txt"
+	# Every guest test of the suite reported.
+	grep -Ev '^(#|$)' tests/guest/path.list | while IFS= read -r t; do
+		grep -qE "^(PASS|FAIL|SKIP) path/$t(\$|:)" "$out/path.txt" ||
+			record FAIL "path/$t" "no verdict: see $build/path/vm/console.log"
+	done
+elif grep -q '^PASS kernel-deb-build' "$out/kernel-deb.txt"; then
+	record FAIL path "tests/host/path.sh reported nothing: see $out/path.txt"
+else
+	record FAIL path "no kernel packages to take the path with (kernel-deb-build failed)"
 fi
 
 step "verdicts: vanilla kernel (luf refused; mm selftest baseline)"

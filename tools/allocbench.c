@@ -6,7 +6,7 @@
  * one page allocation each), unmaps it (one free each), and loops.
  *
  * Runs for -d seconds (default 10) after a warm-up of -w seconds (default
- * 1) that is not counted.  -N node binds the memory to one node: in the
+ * 1) that is not counted.  --node N binds the memory to one node: in the
  * two-tier guest the regions of four threads fill node 0, and reclaim and
  * demotion running now and then would be the noise of the measurement.
  * Prints one line of "key=value" counters: faults (pages touched in the
@@ -69,9 +69,18 @@ static void *worker(void *arg)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: allocbench [-t threads] [-s MiB] [-d seconds] [-w warmup-seconds] [-N node]\n");
+	fprintf(stderr, "usage: allocbench [-t threads] [-s MiB] [-d seconds] [-w warmup-seconds]\n"
+			"                  [--node N]\n");
 	exit(2);
 }
+
+enum { OPT_NODE = 256 };
+
+static const struct option long_opts[] = {
+	BENCH_LONG_OPTS,
+	{ "node", required_argument, NULL, OPT_NODE },
+	{ NULL, 0, NULL, 0 },
+};
 
 int main(int argc, char **argv)
 {
@@ -82,18 +91,18 @@ int main(int argc, char **argv)
 	int node = -1;
 	double t0, t1;
 
-	while ((c = getopt(argc, argv, "t:s:d:w:N:")) != -1) {
+	while ((c = getopt_long(argc, argv, "t:s:d:w:", long_opts,
+				NULL)) != -1) {
 		switch (c) {
-		case 't': threads = atoi(optarg); break;
-		case 's': mib = atol(optarg); break;
-		case 'd': secs = atoi(optarg); break;
-		case 'w': warm = atoi(optarg); break;
-		case 'N': node = atoi(optarg); break;
+		case 't': threads = opt_num("-t", optarg, 1, 256); break;
+		case 's': mib = opt_num("-s", optarg, 1, 1L << 20); break;
+		case 'd': secs = opt_num("-d", optarg, 1, 86400); break;
+		case 'w': warm = opt_num("-w", optarg, 0, 86400); break;
+		case OPT_NODE: node = opt_num("--node", optarg, 0, 63); break;
 		default: usage();
 		}
 	}
-	if (optind != argc || threads < 1 || threads > 256 || mib < 1 ||
-	    secs < 1 || warm < 0 || node < -1 || node > 63)
+	if (optind != argc)
 		usage();
 	if (node >= 0) {
 		unsigned long mask = 1UL << node;

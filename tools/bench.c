@@ -17,6 +17,22 @@ void die(const char *what)
 	exit(2);
 }
 
+long opt_num(const char *name, const char *arg, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < min || v > max) {
+		fprintf(stderr, "%s: %s wants a whole number from %ld to %ld, not '%s'\n",
+			program_invocation_short_name, name, min,
+			max, arg);
+		exit(2);
+	}
+	return v;
+}
+
 int bench_create(const char *path, long mib,
 		 void (*fill)(void *buf, size_t len, long i, void *arg),
 		 void *arg)

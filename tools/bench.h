@@ -14,6 +14,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +31,30 @@
  * and exit with status 2 (1 is kept for what the tool is there to find).
  */
 void die(const char *what) __attribute__((noreturn));
+
+/*
+ * Short options mean the same in every tool: -m mode, -f file, -s MiB,
+ * -n pages, -t threads, -d seconds measured, -w warm-up (in the unit the
+ * tool measures in: seconds, or passes), -p passes, -c create the data
+ * file.  Every other option is long only.  Each tool names them --mode,
+ * --file, --mib, --pages, --threads, --secs, --warmup, --passes, --create.
+ */
+#define BENCH_LONG_OPTS							\
+	{ "mode", required_argument, NULL, 'm' },			\
+	{ "file", required_argument, NULL, 'f' },			\
+	{ "mib", required_argument, NULL, 's' },			\
+	{ "pages", required_argument, NULL, 'n' },			\
+	{ "threads", required_argument, NULL, 't' },			\
+	{ "secs", required_argument, NULL, 'd' },			\
+	{ "warmup", required_argument, NULL, 'w' },			\
+	{ "passes", required_argument, NULL, 'p' },			\
+	{ "create", no_argument, NULL, 'c' }
+
+/*
+ * The value of option @name ("-t", "--seed"): a whole number in
+ * [@min, @max], or a usage error that says so (exit 2).
+ */
+long opt_num(const char *name, const char *arg, long min, long max);
 
 /*
  * Create @path with @mib MiB, each MiB filled by @fill (@i: which MiB),

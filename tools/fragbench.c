@@ -6,7 +6,7 @@
  * blocks, and serves as many transparent huge pages, as without luf.
  *
  *   fragbench -c -f FILE -s MiB	create FILE (run once, before)
- *   fragbench -f FILE [-W ms] [-T MiB] [-A pages]
+ *   fragbench -f FILE [--wait-ms ms] [--thp-mib MiB] [--atomic N|N%]
  *
  * One run, with all its memory bound to node 0:
  *  1. drop the page cache and compact node 0, so that every run starts
@@ -19,29 +19,29 @@
  *     luf's tag when it deferred; a child process drops the pages in
  *     between from the page cache: freed untagged, by a task that deferred
  *     nothing, right beside the tagged ones;
- *  3. unmap and drop the file, wait -W ms (default 1500: more than luf's
+ *  3. unmap and drop the file, wait --wait-ms ms (default 1500: more than luf's
  *     default max_defer_ms, after which no flush is outstanding);
  *  4. count node 0's free blocks of order >= 9 (/proc/buddyinfo, in units
  *     of order 9: hi_blocks) and its free pages;
- *  5. fault in -T MiB (default 128) of anonymous memory with
+ *  5. fault in --thp-mib MiB (default 128) of anonymous memory with
  *     MADV_HUGEPAGE, one touch per 2 MiB, and count the huge pages the
  *     faults got (thp_fault_alloc, thp_fault_fallback) and the direct
  *     compactions they ran (compact_stall, compact_success, compact_fail);
- *     -T 0 skips this step;
- *  6. with -A: a burst of that many GFP_ATOMIC page allocations on node 0
- *     (-A N% for N percent of the free pages counted in step 4), made by
+ *     --thp-mib 0 skips this step;
+ *  6. with --atomic: a burst of that many GFP_ATOMIC page allocations on node 0
+ *     (--atomic N% for N percent of the free pages counted in step 4), made by
  *     the luf_atomic test module (tests/bench/atomicmod), which prints what
  *     failed and what came from node 1; luf's flush_parked counts the times
  *     the burst had to set tagged pages aside, flush_reserve the flushes
- *     the reserve started.  With -W 0 the burst comes right after the
+ *     the reserve started.  With --wait-ms 0 the burst comes right after the
  *     demotion, while its flushes are pending.
  *
  * Prints one line of key=value: frag_migrated, frag_hi_blocks,
  * frag_free_pages, luf_tagged (pages luf tagged during step 2), then thp_alloc, thp_fallback, thp_pct, compact_stall,
- * compact_success, compact_fail (unless -T 0), then luf_pending (was the
+ * compact_success, compact_fail (unless --thp-mib 0), then luf_pending (was the
  * migration's flush still pending when the burst began), atomic_pages,
  * atomic_failed, atomic_remote, atomic_us, luf_parked, luf_reserve,
- * luf_alloc (with -A; the last three count from the start of the run).
+ * luf_alloc (with --atomic; the last three count from the start of the run).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -251,9 +251,20 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: fragbench -c -f FILE -s MiB\n"
-		"       fragbench -f FILE [-W wait-ms] [-T thp-MiB] [-A pages|pct%%]\n");
+		"       fragbench -f FILE [--wait-ms ms] [--thp-mib MiB]\n"
+		"                 [--atomic pages|pct%%]\n");
 	exit(2);
 }
+
+enum { OPT_WAIT_MS = 256, OPT_THP_MIB, OPT_ATOMIC };
+
+static const struct option long_opts[] = {
+	BENCH_LONG_OPTS,
+	{ "wait-ms", required_argument, NULL, OPT_WAIT_MS },
+	{ "thp-mib", required_argument, NULL, OPT_THP_MIB },
+	{ "atomic", required_argument, NULL, OPT_ATOMIC },
+	{ NULL, 0, NULL, 0 },
+};
 
 int main(int argc, char **argv)
 {
@@ -266,7 +277,8 @@ int main(int argc, char **argv)
 	const char *file = NULL;
 	int do_create = 0, c;
 
-	while ((c = getopt(argc, argv, "cf:s:W:T:A:")) != -1) {
+	while ((c = getopt_long(argc, argv, "cf:s:", long_opts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			do_create = 1;
@@ -275,17 +287,17 @@ int main(int argc, char **argv)
 			file = optarg;
 			break;
 		case 's':
-			mib = atol(optarg);
+			mib = opt_num("-s", optarg, 1, 1L << 20);
 			break;
-		case 'W':
-			wait_ms = atol(optarg);
+		case OPT_WAIT_MS:
+			wait_ms = opt_num("--wait-ms", optarg, 0, 3600000);
 			break;
-		case 'T':
-			thp_mib = atol(optarg);
+		case OPT_THP_MIB:
+			thp_mib = opt_num("--thp-mib", optarg, 0, 1L << 20);
 			break;
-		case 'A':
+		case OPT_ATOMIC:
 			atomic_n = strtol(optarg, &end, 10);
-			if (*end == '%' && !end[1])
+			if (*end == '%' && !end[1] && end != optarg)
 				atomic_pct = 1;
 			else if (*end || end == optarg)
 				usage();
@@ -294,8 +306,8 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (optind != argc || !file || wait_ms < 0 || thp_mib < 0 ||
-	    atomic_n < 0 || (atomic_pct && atomic_n > 100) ||
+	if (optind != argc || !file || atomic_n < 0 ||
+	    (atomic_pct && atomic_n > 100) ||
 	    (do_create && mib < 1))
 		usage();
 	if (do_create) {

@@ -345,11 +345,11 @@ static void print_manual(void)
 "        be given.\n"
 "    -i, --interval S\n"
 "        watch, ab: the interval in seconds, %g to %g.\n"
-"    -c, --count N\n"
+"    --count N\n"
 "        watch: stop after N lines (N >= 1).\n"
 "    -r, --rounds N\n"
 "        ab: the number of rounds, 1 to %d.\n"
-"    -s, --settle S\n"
+"    --settle S\n"
 "        ab: seconds to wait after each switch, 0 to %g.\n"
 "    -h, --help\n"
 "        Print this text.\n"
@@ -2231,16 +2231,16 @@ static const struct {
 	{ OPT_ROUNDS, "--rounds" }, { OPT_SETTLE, "--settle" },
 };
 
-enum { LOPT_NO_CHECK = 256 };
+enum { LOPT_NO_CHECK = 256, LOPT_COUNT, LOPT_SETTLE };
 
 static const struct option long_opts[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "no-check", no_argument, NULL, LOPT_NO_CHECK },
 	{ "interval", required_argument, NULL, 'i' },
-	{ "count", required_argument, NULL, 'c' },
+	{ "count", required_argument, NULL, LOPT_COUNT },
 	{ "rounds", required_argument, NULL, 'r' },
-	{ "settle", required_argument, NULL, 's' },
+	{ "settle", required_argument, NULL, LOPT_SETTLE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -2289,7 +2289,7 @@ int main(int argc, char **argv)
 	 * GNU getopt permutes: options may follow the command.  KEY=VALUE
 	 * never starts with '-', so it is never taken for an option.
 	 */
-	while ((c = getopt_long(argc, argv, ":jvi:c:r:s:hV", long_opts,
+	while ((c = getopt_long(argc, argv, ":jvi:r:hV", long_opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'j':
@@ -2314,7 +2314,7 @@ int main(int argc, char **argv)
 			}
 			o.given |= OPT_INTERVAL;
 			break;
-		case 's':
+		case LOPT_SETTLE:
 			if (!parse_seconds(optarg, &o.settle) ||
 			    o.settle > SETTLE_MAX) {
 				err_msg("--settle: '%s' is not a number of seconds from 0 to %g",
@@ -2323,7 +2323,7 @@ int main(int argc, char **argv)
 			}
 			o.given |= OPT_SETTLE;
 			break;
-		case 'c':
+		case LOPT_COUNT:
 			if (!parse_u32(optarg, &u) || !u) {
 				err_msg("--count: '%s' is not a whole number from 1 to %u",
 					optarg, UINT32_MAX);

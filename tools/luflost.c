@@ -34,10 +34,11 @@
  *   none	nothing: migration alone (the writers' entries are writable,
  *		luf never defers them).
  *
- * -L lets the region have large folios (anonymous mTHP, THP as the system
+ * --large lets the region have large folios (anonymous mTHP, THP as the system
  * is configured); by default it asks for base pages (MADV_NOHUGEPAGE).
  *
- * At the end everything stops, the tool sleeps past luf's max_defer_ms (-w)
+ * At the end everything stops, the tool sleeps past luf's max_defer_ms
+ * (--final-wait-ms)
  * so that anything deferred is flushed, and the writers check every page one
  * last time.
  *
@@ -283,11 +284,21 @@ static void migrator(pid_t pid, int out, long cpu)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: luflost [-m fork|mprotect|uffd-wp|none] [-t seconds] [-r region-MiB]\n"
-		"               [-n hot-pages] [-c chunk] [-W writers] [-w final-wait-ms]\n"
-		"               [-L]\n");
+		"usage: luflost [-m fork|mprotect|uffd-wp|none] [-d seconds] [-s region-MiB]\n"
+		"               [-n hot-pages] [-t writers] [--chunk pages]\n"
+		"               [--final-wait-ms ms] [--large]\n");
 	exit(2);
 }
+
+enum { OPT_CHUNK = 256, OPT_FINAL_WAIT_MS, OPT_LARGE };
+
+static const struct option long_opts[] = {
+	BENCH_LONG_OPTS,
+	{ "chunk", required_argument, NULL, OPT_CHUNK },
+	{ "final-wait-ms", required_argument, NULL, OPT_FINAL_WAIT_MS },
+	{ "large", no_argument, NULL, OPT_LARGE },
+	{ NULL, 0, NULL, 0 },
+};
 
 int main(int argc, char **argv)
 {
@@ -297,7 +308,8 @@ int main(int argc, char **argv)
 	long region_pages, moved = 0, migrated, large;
 	pid_t mig;
 
-	while ((opt = getopt(argc, argv, "m:t:r:n:c:W:w:L")) != -1) {
+	while ((opt = getopt_long(argc, argv, "m:d:s:n:t:", long_opts,
+				  NULL)) != -1) {
 		switch (opt) {
 		case 'm':
 			for (i = 0; i < NR_MODES; i++)
@@ -307,18 +319,19 @@ int main(int argc, char **argv)
 				usage();
 			mode = i;
 			break;
-		case 't': seconds = atoi(optarg); break;
-		case 'r': region_mb = atol(optarg); break;
-		case 'n': hot_pages = atol(optarg); break;
-		case 'c': chunk = atol(optarg); break;
-		case 'W': nwriters = atoi(optarg); break;
-		case 'w': wait_ms = atoi(optarg); break;
-		case 'L': large_ok = 1; break;
+		case 'd': seconds = opt_num("-d", optarg, 1, 86400); break;
+		case 's': region_mb = opt_num("-s", optarg, 1, 1L << 20); break;
+		case 'n': hot_pages = opt_num("-n", optarg, 1, 1L << 24); break;
+		case 't': nwriters = opt_num("-t", optarg, 1, 8); break;
+		case OPT_CHUNK: chunk = opt_num("--chunk", optarg, 1, 1L << 24); break;
+		case OPT_FINAL_WAIT_MS:
+			wait_ms = opt_num("--final-wait-ms", optarg, 0, 3600000);
+			break;
+		case OPT_LARGE: large_ok = 1; break;
 		default: usage();
 		}
 	}
-	if (optind != argc || seconds <= 0 || region_mb <= 0 || hot_pages <= 0 ||
-	    chunk <= 0 || nwriters <= 0 || nwriters > 8 || wait_ms < 0)
+	if (optind != argc)
 		usage();
 
 	page_size = sysconf(_SC_PAGESIZE);

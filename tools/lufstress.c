@@ -19,8 +19,8 @@
  *   file	a tmpfs file mapped read-only and shared
  *   shmem	anonymous shared memory (MAP_SHARED | MAP_ANONYMOUS: shmem,
  *		in 64 KiB folios with hugepages-64kB/shmem_enabled always),
- *		filled, then made read-only with mprotect(2); with -s
- *		pageout and a swap file, reclaim unmaps each large folio
+ *		filled, then made read-only with mprotect(2); with
+ *		--source pageout and a swap file, reclaim unmaps each large folio
  *		whole and shmem_writepage() splits it after that unmap (a
  *		swap file has no large swap entries)
  *   split	private anonymous memory in 64 KiB folios (give it
@@ -33,7 +33,7 @@
  *		such a part sees the hog's poison instead of zeros.  Then the
  *		readers hold still while the area is made again (MADV_DONTNEED
  *		and a refill: new 64 KiB folios), and the hog splits again.
- *		With -z no page is zero-filled: every part is mapped again in
+ *		With --no-zero no page is zero-filled: every part is mapped again in
  *		place, and luf's flush stays deferred.
  *   write	file, plus a writer that rewrites it with pwrite(2), then
  *		publishes the new epoch
@@ -61,28 +61,32 @@
  *		the writer stores new contents straight into its page cache
  *		with FUSE_NOTIFY_STORE, as a FUSE server may, then publishes
  *
- * Unmapping source (-s):
+ * Unmapping source (--source):
  *   migrate	move_pages(2) ping-pong between node 0 and node 1 (default)
  *   pageout	madvise(MADV_PAGEOUT): reclaim; file modes on a real
  *		filesystem (-f), whose clean pages need no swap
  *
  * Timing (write mode):
- *   -q ms	rewrite the file in one pwrite(2) (one end-of-write hook),
- *		publish, then leave it alone this long, reclaim (-s pageout)
+ *   --quiet-ms ms
+ *		rewrite the file in one pwrite(2) (one end-of-write hook),
+ *		publish, then leave it alone this long, reclaim (--source
+ *		pageout)
  *		paused too: each MADV_PAGEOUT pass flushes the young PTEs it
  *		ages, stale ones included.  Only then write the pages back
  *		(writeback's mkclean flushes their addresses too), so that
- *		reclaim can drop them again.  With -s pageout the write waits
+ *		reclaim can drop them again.  With --source pageout the write
+ *		waits
  *		for the first pass after the pause to drop the pages from the
  *		page cache (see wait_for_window()), and page 0 is rewritten
  *		unchanged at the end of the pause.
- *   -b		bound by the pass (-s pageout): an old epoch read counts as a
+ *   --pass-bound
+ *		bound by the pass (--source pageout): an old epoch read counts as a
  *		violation only if it began after the reclaim pass that was
  *		under way when the newer epoch was published had ended, else
  *		as "early".  Without luf a pass flushes what it unmapped
  *		before it ends, so a stale entry may outlive a write that
  *		raced with the pass, but only until the pass ends.
- *   -a		write mode: write through Linux AIO (io_submit(2)), whose
+ *   --aio	write mode: write through Linux AIO (io_submit(2)), whose
  *		completion is another hook site than write(2)'s; -f may name
  *		a block device, whose page cache is then what is mapped.
  *
@@ -148,7 +152,7 @@ static const char *const mode_names[NR_MODES] = {
 
 static enum mode mode = M_ANON;
 static long npages = 256;
-static long passes = 0;			/* 0: run for -t seconds */
+static long passes = 0;			/* 0: run for -d seconds */
 static int seconds = 10;
 static int hog_mib = 64;
 static int nreaders;
@@ -165,10 +169,10 @@ static int uffd = -1;
 struct shared {
 	_Atomic uint64_t epoch;		/* published: contents are at least this */
 	_Atomic int stop;
-	_Atomic int pause;		/* truncate -s pageout: readers hold still */
+	_Atomic int pause;		/* truncate, pageout: readers hold still */
 	_Atomic int paused;		/* readers holding still */
-	_Atomic int quiet;		/* write -q: reclaim pauses */
-	_Atomic long pass_started;	/* -s pageout: reclaim passes begun */
+	_Atomic int quiet;		/* write --quiet-ms: reclaim pauses */
+	_Atomic long pass_started;	/* pageout: reclaim passes begun */
 	_Atomic long pass_done;		/* ... and ended */
 	_Atomic long epoch_pass;	/* pass_started when epoch was published */
 	_Atomic long away;		/* uffd-move: odd while the pages are moved away */
@@ -274,8 +278,8 @@ static void on_sigbus(int sig)
 }
 
 /*
- * Truncate with -s pageout: the writer reclaims every page and truncates the
- * file while the readers touch nothing of it, so that none of them faults a
+ * Truncate with --source pageout: the writer reclaims every page and
+ * truncates the file while the readers touch nothing of it, so that none of them faults a
  * page back in between (truncation would zap that PTE, and its flush would
  * take the stale entries of the others with it).  They keep what their TLBs
  * hold, and read on once the new epoch is out.
@@ -381,7 +385,7 @@ static void sleep_ms(long ms)
 }
 
 /*
- * Truncate with -s pageout: a reclaim pass that keeps a folio flushes all
+ * Truncate with --source pageout: a reclaim pass that keeps a folio flushes all
  * it deferred at once (luf_folio_kept()), and would flush the stale entries
  * the truncater's test needs: the passes stay out of its way.
  */
@@ -514,7 +518,7 @@ static void split_area(pid_t pid)
 }
 
 /*
- * Each round maps -H MiB, writes poison over it and unmaps it: reuse of
+ * Each round maps --hog-mib MiB, writes poison over it and unmaps it: reuse of
  * freed pages by another process.  It runs in a child process, so that its
  * write faults are not taken for write-enables in the readers' mm, which
  * would flush everything.  Split mode: each round splits the area first,
@@ -605,7 +609,7 @@ static void shared_writer(void)
 }
 
 /*
- * One write of the writer: pwrite(2), or with -a a Linux AIO write, which
+ * One write of the writer: pwrite(2), or with --aio a Linux AIO write, which
  * ends in aio_complete_rw() rather than in file_end_write().  Buffered,
  * it completes within io_submit().
  */
@@ -899,11 +903,11 @@ static long pages_evicted(void)
 }
 
 /*
- * Write mode with -s pageout: wait until a reclaim pass has dropped the
+ * Write mode with --source pageout: wait until a reclaim pass has dropped the
  * pages from the page cache and not yet ended, so that the write lands
  * between the pass's unmap and its flush (or luf's deferral): the race the
- * pass-bound check (-b) is there for.  Left to chance, the write often
- * missed that window.  It must also be the first pass after the quiet
+ * pass-bound check (--pass-bound) is there for.  Left to chance, the write
+ * often missed that window.  It must also be the first pass after the quiet
  * time, the one that finds every page mapped: once a pass has deferred,
  * the readers keep reading through their stale entries without faulting,
  * the next passes find almost nothing mapped (MADV_PAGEOUT reclaims only
@@ -973,7 +977,7 @@ static void *writer(void *arg)
 				atomic_store(&shm->quiet, 1);
 				sleep_ms(quiet_ms);
 				/*
-				 * -s pageout: rewrite the first page with what
+				 * --source pageout: rewrite the first page with what
 				 * it holds.  Its end-of-write trigger flushes
 				 * whatever the pass in the window deferred
 				 * (with luf intact, nothing: that pass saw the
@@ -990,7 +994,7 @@ static void *writer(void *arg)
 				if (fdatasync(fd))
 					die("fdatasync");
 				atomic_store(&shm->quiet, 0);
-				/* With -s pageout, wait_for_window() waits. */
+				/* With --source pageout, wait_for_window() waits. */
 				if (!pageout)
 					sleep_ms(100);
 				continue;
@@ -1010,7 +1014,7 @@ static void *writer(void *arg)
 			 * the pause before the next truncate.
 			 */
 			/*
-			 * With -s pageout, reclaim every page right before,
+			 * With --source pageout, reclaim every page right before,
 			 * readers holding still (see hold_still()): their
 			 * stale entries are then the only translations left,
 			 * truncation finds no PTE to zap and flushes nothing
@@ -1225,7 +1229,7 @@ static void setup(void)
 		unlink(path);
 	if (use_aio && (mode != M_WRITE ||
 			syscall(SYS_io_setup, 1, &aio_ctx)))
-		die("io_setup (-a is for write mode)");
+		die("io_setup (--aio is for write mode)");
 	{
 		/*
 		 * One write: a filesystem with large folios (XFS) sizes the
@@ -1272,12 +1276,27 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: lufstress [-m anon|file|shmem|split|write|truncate|cow|mprotect|\n"
 		"                     mprotect-shared|uffd-move|fuse-store]\n"
-		"                 [-n pages]\n"
-		"                 [-t seconds | -p passes] [-r readers] [-H hog-MiB]\n"
-		"                 [-s migrate|pageout] [-f file] [-q quiet-ms] [-b] [-a]\n"
-		"                 [-z]\n");
+		"                 [-n pages] [-d seconds | -p passes] [-t readers]\n"
+		"                 [-f file] [--hog-mib MiB] [--source migrate|pageout]\n"
+		"                 [--quiet-ms ms] [--pass-bound] [--aio] [--no-zero]\n");
 	exit(2);
 }
+
+enum {
+	OPT_HOG_MIB = 256, OPT_SOURCE, OPT_QUIET_MS, OPT_PASS_BOUND, OPT_AIO,
+	OPT_NO_ZERO,
+};
+
+static const struct option long_opts[] = {
+	BENCH_LONG_OPTS,
+	{ "hog-mib", required_argument, NULL, OPT_HOG_MIB },
+	{ "source", required_argument, NULL, OPT_SOURCE },
+	{ "quiet-ms", required_argument, NULL, OPT_QUIET_MS },
+	{ "pass-bound", no_argument, NULL, OPT_PASS_BOUND },
+	{ "aio", no_argument, NULL, OPT_AIO },
+	{ "no-zero", no_argument, NULL, OPT_NO_ZERO },
+	{ NULL, 0, NULL, 0 },
+};
 
 int main(int argc, char **argv)
 {
@@ -1287,7 +1306,8 @@ int main(int argc, char **argv)
 
 	page_size = sysconf(_SC_PAGESIZE);
 	nreaders = sysconf(_SC_NPROCESSORS_ONLN);
-	while ((c = getopt(argc, argv, "m:n:t:p:r:H:s:f:q:baz")) != -1) {
+	while ((c = getopt_long(argc, argv, "m:n:d:p:t:f:", long_opts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			for (m = 0; m < NR_MODES && strcmp(optarg, mode_names[m]); m++)
@@ -1296,17 +1316,21 @@ int main(int argc, char **argv)
 				usage();
 			mode = m;
 			break;
-		case 'n': npages = atol(optarg); break;
-		case 't': seconds = atoi(optarg); break;
-		case 'p': passes = atol(optarg); break;
-		case 'r': nreaders = atoi(optarg); break;
-		case 'H': hog_mib = atoi(optarg); break;
+		case 'n': npages = opt_num("-n", optarg, 1, 1L << 24); break;
+		case 'd': seconds = opt_num("-d", optarg, 1, 86400); break;
+		case 'p': passes = opt_num("-p", optarg, 0, LONG_MAX); break;
+		case 't': nreaders = opt_num("-t", optarg, 1, 64); break;
 		case 'f': path = optarg; break;
-		case 'q': quiet_ms = atol(optarg); break;
-		case 'b': pass_bound = 1; break;
-		case 'a': use_aio = 1; break;
-		case 'z': split_no_zero = 1; break;
-		case 's':
+		case OPT_HOG_MIB:
+			hog_mib = opt_num("--hog-mib", optarg, 0, 1 << 20);
+			break;
+		case OPT_QUIET_MS:
+			quiet_ms = opt_num("--quiet-ms", optarg, 0, 3600000);
+			break;
+		case OPT_PASS_BOUND: pass_bound = 1; break;
+		case OPT_AIO: use_aio = 1; break;
+		case OPT_NO_ZERO: split_no_zero = 1; break;
+		case OPT_SOURCE:
 			if (!strcmp(optarg, "pageout"))
 				pageout = 1;
 			else if (strcmp(optarg, "migrate"))
@@ -1315,9 +1339,8 @@ int main(int argc, char **argv)
 		default: usage();
 		}
 	}
-	if (optind != argc || npages < 1 || seconds < 1 || nreaders < 1 ||
-	    nreaders > 64 || hog_mib < 0 || passes < 0 || quiet_ms < 0 ||
-	    (pass_bound && !pageout) || (mode == M_SPLIT && (pageout || !hog_mib)) ||
+	if (optind != argc || (pass_bound && !pageout) ||
+	    (mode == M_SPLIT && (pageout || !hog_mib)) ||
 	    (split_no_zero && mode != M_SPLIT))
 		usage();
 

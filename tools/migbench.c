@@ -10,15 +10,15 @@
  * migration entry idles its vCPU and leaves more host time to the
  * migrating one.  With luf on the readers stall less (they keep reading
  * the old copy until the deferred flush), so pages_per_sec there measures
- * partly the emulator's scheduling; -x takes the stalls out.
+ * partly the emulator's scheduling; --separate takes the stalls out.
  *
  *   -m file	the pages are a tmpfs file mapped read-only and shared
  *		(page cache; default)
  *   -m anon	private anonymous memory shared read-only with a forked child
  *   -n pages	pages moved per pass (default 512: one migration batch)
  *   -p passes	passes to run (default 100), after -w warm-up passes (5)
- *   -r readers	reader threads (default: one per vCPU but CPU 0)
- *   -x		the readers read a buffer of their own instead of the moved
+ *   -t threads	reader threads (default: one per vCPU but CPU 0)
+ *   --separate	the readers read a buffer of their own instead of the moved
  *		pages: their CPUs still need the shootdowns (same mm), but they
  *		never fault on a page under migration.  Separates the cost of
  *		the flush from the readers' stalls on migration entries.
@@ -32,6 +32,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -93,9 +94,18 @@ static long move_all(void **pages, int *nodes, int *status, int node)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: migbench [-m file|anon] [-n pages] [-p passes] [-w warmup-passes] [-r readers] [-x]\n");
+	fprintf(stderr, "usage: migbench [-m file|anon] [-n pages] [-p passes] [-w warmup-passes]\n"
+			"                [-t readers] [--separate]\n");
 	exit(2);
 }
+
+enum { OPT_SEPARATE = 256 };
+
+static const struct option long_opts[] = {
+	BENCH_LONG_OPTS,
+	{ "separate", no_argument, NULL, OPT_SEPARATE },
+	{ NULL, 0, NULL, 0 },
+};
 
 int main(int argc, char **argv)
 {
@@ -111,7 +121,8 @@ int main(int argc, char **argv)
 	double t0, t1;
 	size_t len;
 
-	while ((c = getopt(argc, argv, "m:n:p:w:r:x")) != -1) {
+	while ((c = getopt_long(argc, argv, "m:n:p:w:t:", long_opts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			if (!strcmp(optarg, "anon"))
@@ -119,16 +130,15 @@ int main(int argc, char **argv)
 			else if (strcmp(optarg, "file"))
 				usage();
 			break;
-		case 'n': npages = atol(optarg); break;
-		case 'p': passes = atol(optarg); break;
-		case 'w': warm = atol(optarg); break;
-		case 'r': readers = atoi(optarg); break;
-		case 'x': separate = 1; break;
+		case 'n': npages = opt_num("-n", optarg, 1, 1L << 24); break;
+		case 'p': passes = opt_num("-p", optarg, 1, LONG_MAX); break;
+		case 'w': warm = opt_num("-w", optarg, 0, LONG_MAX); break;
+		case 't': readers = opt_num("-t", optarg, 0, 256); break;
+		case OPT_SEPARATE: separate = 1; break;
 		default: usage();
 		}
 	}
-	if (optind != argc || npages < 1 || passes < 1 || warm < 0 ||
-	    readers < 0 || readers > 256)
+	if (optind != argc)
 		usage();
 	page_size = sysconf(_SC_PAGESIZE);
 	len = npages * page_size;

@@ -6,34 +6,39 @@
  * reclaim and promote back when hot.  Reports reads per second.
  *
  *   tierbench -c -f FILE -s MiB	create FILE (run once, before)
- *   tierbench -f FILE [options]	map FILE private (never written: its
+ *   tierbench [-m file] -f FILE	map FILE private (never written: its
  *					PTEs stay read-only on the page cache)
- *   tierbench -R -f FILE [options]	map FILE read-only and shared, as
+ *   tierbench -m file-shared -f FILE	map FILE read-only and shared, as
  *					llama.cpp does; NUMA balancing skips
  *					such mappings (task_numa_work()), so
  *					hot pages are never promoted back
- *   tierbench -a -s MiB [options]	anonymous memory filled, then shared
+ *   tierbench -m anon -s MiB		anonymous memory filled, then shared
  *					read-only with a forked child: the
  *					readers run in the child.  NUMA
  *					balancing skips pages shared after
  *					fork (change_pte_range()): they are
  *					demoted but never promoted
- *   tierbench -A -s MiB [options]	anonymous memory filled, then made
+ *   tierbench -m anon-ro -s MiB	anonymous memory filled, then made
  *					read-only with mprotect(): private
  *					to the readers' process, so hot
  *					pages are promoted back
  * options:
  *   -t threads	readers, one per vCPU by default, each pinned
  *   -d secs	measured phase (default 10), after -w warm-up secs (3)
- *   -H pct	size of the hot set, percent of the data (default 25)
- *   -P pct	share of reads that go to the hot set (default 90)
- *   -S secs	the hot set moves by half its size every S secs (default
- *		4), so that pages keep cooling (demotion) and warming up
- *		(promotion)
- *   -r seed	fixed seed (default 1): the same sequence of addresses
- *   -B		anonymous data in base pages only (MADV_NOHUGEPAGE);
+ *   --hot-pct pct
+ *		size of the hot set, percent of the data (default 25)
+ *   --hot-share pct
+ *		share of reads that go to the hot set (default 90)
+ *   --shift-secs secs
+ *		the hot set moves by half its size every secs seconds
+ *		(default 4), so that pages keep cooling (demotion) and
+ *		warming up (promotion)
+ *   --seed N	fixed seed (default 1): the same sequence of addresses
+ *   --base-pages
+ *		anonymous data in base pages only (MADV_NOHUGEPAGE);
  *		without it, THP and mTHP as the system is configured
- *   -K		file data: keep the kernel's readahead.  By default the
+ *   --readahead
+ *		file data: keep the kernel's readahead.  By default the
  *		mapping is MADV_RANDOM, as llama.cpp's --numa maps a model:
  *		no readahead, and faults read single pages, in base pages
  *		whatever the filesystem.  With readahead a filesystem with
@@ -48,6 +53,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -132,10 +138,10 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: tierbench -c -f FILE -s MiB\n"
-		"       tierbench ([-R] [-K] -f FILE | (-a | -A) [-B] -s MiB) [-t threads]\n"
-		"                 [-d secs]"
-		" [-w secs] [-H hot-pct] [-P hot-prob-pct] [-S shift-secs]\n"
-		"                 [-r seed]\n");
+		"       tierbench [-m file|file-shared] [--readahead] -f FILE [options]\n"
+		"       tierbench -m anon|anon-ro [--base-pages] -s MiB [options]\n"
+		"options: [-t threads] [-d secs] [-w secs] [--hot-pct pct]\n"
+		"         [--hot-share pct] [--shift-secs secs] [--seed N]\n");
 	exit(2);
 }
 
@@ -191,6 +197,22 @@ static void run(int threads, int warm, int secs, const char *what)
 	fflush(stdout);
 }
 
+enum {
+	OPT_BASE_PAGES = 256, OPT_READAHEAD, OPT_HOT_PCT, OPT_HOT_SHARE,
+	OPT_SHIFT_SECS, OPT_SEED,
+};
+
+static const struct option long_opts[] = {
+	BENCH_LONG_OPTS,
+	{ "base-pages", no_argument, NULL, OPT_BASE_PAGES },
+	{ "readahead", no_argument, NULL, OPT_READAHEAD },
+	{ "hot-pct", required_argument, NULL, OPT_HOT_PCT },
+	{ "hot-share", required_argument, NULL, OPT_HOT_SHARE },
+	{ "shift-secs", required_argument, NULL, OPT_SHIFT_SECS },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ NULL, 0, NULL, 0 },
+};
+
 int main(int argc, char **argv)
 {
 	int threads = sysconf(_SC_NPROCESSORS_ONLN), secs = 10, warm = 3;
@@ -200,29 +222,44 @@ int main(int argc, char **argv)
 	long mib = 0;
 	size_t len;
 
-	while ((c = getopt(argc, argv, "aABKcRf:s:t:d:w:H:P:S:r:")) != -1) {
+	while ((c = getopt_long(argc, argv, "m:cf:s:t:d:w:", long_opts,
+				NULL)) != -1) {
 		switch (c) {
-		case 'a': anon = 1; break;
-		case 'A': anon = anon_ro = 1; break;
-		case 'B': base_pages = 1; break;
-		case 'K': readahead = 1; break;
-		case 'R': shared_ro = 1; break;
+		case 'm':
+			anon = anon_ro = shared_ro = 0;
+			if (!strcmp(optarg, "anon"))
+				anon = 1;
+			else if (!strcmp(optarg, "anon-ro"))
+				anon = anon_ro = 1;
+			else if (!strcmp(optarg, "file-shared"))
+				shared_ro = 1;
+			else if (strcmp(optarg, "file"))
+				usage();
+			break;
+		case OPT_BASE_PAGES: base_pages = 1; break;
+		case OPT_READAHEAD: readahead = 1; break;
 		case 'c': do_create = 1; break;
 		case 'f': path = optarg; break;
-		case 's': mib = atol(optarg); break;
-		case 't': threads = atoi(optarg); break;
-		case 'd': secs = atoi(optarg); break;
-		case 'w': warm = atoi(optarg); break;
-		case 'H': hot_pct = atoi(optarg); break;
-		case 'P': hot_prob = atoi(optarg); break;
-		case 'S': shift_secs = atoi(optarg); break;
-		case 'r': seed = strtoul(optarg, NULL, 0); break;
+		case 's': mib = opt_num("-s", optarg, 1, 1L << 20); break;
+		case 't': threads = opt_num("-t", optarg, 1, 256); break;
+		case 'd': secs = opt_num("-d", optarg, 1, 86400); break;
+		case 'w': warm = opt_num("-w", optarg, 0, 86400); break;
+		case OPT_HOT_PCT:
+			hot_pct = opt_num("--hot-pct", optarg, 1, 100);
+			break;
+		case OPT_HOT_SHARE:
+			hot_prob = opt_num("--hot-share", optarg, 0, 100);
+			break;
+		case OPT_SHIFT_SECS:
+			shift_secs = opt_num("--shift-secs", optarg, 1, 86400);
+			break;
+		case OPT_SEED:
+			seed = opt_num("--seed", optarg, 1, LONG_MAX);
+			break;
 		default: usage();
 		}
 	}
-	if (optind != argc || anon == !!path || threads < 1 || threads > 256 ||
-	    secs < 1 || warm < 0 || hot_pct < 1 || hot_pct > 100 ||
-	    hot_prob < 0 || hot_prob > 100 || shift_secs < 1 || !seed)
+	if (optind != argc || anon == !!path || (shared_ro && do_create))
 		usage();
 	if ((do_create || anon) && mib < 1)
 		usage();

@@ -3,12 +3,12 @@
  * writebench: file writers that have nothing to do with luf's pages, run
  * beside a tiering workload to see whether they pay for it.
  *
- *   writebench -m log -f FILE [-i usecs] -d secs
- *	a logger: appends a short line to FILE every -i microseconds
+ *   writebench -m log -f FILE [--period-us N] -d secs
+ *	a logger: appends a short line to FILE every N microseconds
  *	(default 1000) for -d seconds, as a service writing its log does.
  *	Prints log_lines (lines written) and log_late (lines written more
  *	than one period after their due time).
- *   writebench -m write1 -f DIR [-t threads] [-c first-cpu] [-w secs] -d secs
+ *   writebench -m write1 -f DIR [-t threads] [--first-cpu N] [-w secs] -d secs
  *	shaped like will-it-scale's write1: each thread pwrite()s one byte
  *	at offset 0 of a file of its own in DIR (a tmpfs), as fast as it
  *	can, pinned to CPUs first-cpu, first-cpu + 1, ...  After -w secs of
@@ -126,10 +126,20 @@ static void write1_run(int threads, int warm, int secs)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: writebench -m log -f FILE [-i usecs] -d secs\n"
-		"       writebench -m write1 -f DIR [-t threads] [-c first-cpu] [-w secs] -d secs\n");
+		"usage: writebench -m log -f FILE [--period-us N] -d secs\n"
+		"       writebench -m write1 -f DIR [-t threads] [--first-cpu N]\n"
+		"                  [-w secs] -d secs\n");
 	exit(2);
 }
+
+enum { OPT_PERIOD_US = 256, OPT_FIRST_CPU };
+
+static const struct option long_opts[] = {
+	BENCH_LONG_OPTS,
+	{ "period-us", required_argument, NULL, OPT_PERIOD_US },
+	{ "first-cpu", required_argument, NULL, OPT_FIRST_CPU },
+	{ NULL, 0, NULL, 0 },
+};
 
 int main(int argc, char **argv)
 {
@@ -137,7 +147,8 @@ int main(int argc, char **argv)
 	long period_us = 1000;
 	const char *mode = NULL;
 
-	while ((c = getopt(argc, argv, "m:f:i:t:c:w:d:")) != -1) {
+	while ((c = getopt_long(argc, argv, "m:f:t:w:d:", long_opts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			mode = optarg;
@@ -145,27 +156,26 @@ int main(int argc, char **argv)
 		case 'f':
 			path = optarg;
 			break;
-		case 'i':
-			period_us = atol(optarg);
+		case OPT_PERIOD_US:
+			period_us = opt_num("--period-us", optarg, 1, 60000000);
 			break;
 		case 't':
-			threads = atoi(optarg);
+			threads = opt_num("-t", optarg, 1, 256);
 			break;
-		case 'c':
-			first_cpu = atoi(optarg);
+		case OPT_FIRST_CPU:
+			first_cpu = opt_num("--first-cpu", optarg, 0, 4095);
 			break;
 		case 'w':
-			warm = atoi(optarg);
+			warm = opt_num("-w", optarg, 0, 86400);
 			break;
 		case 'd':
-			secs = atoi(optarg);
+			secs = opt_num("-d", optarg, 1, 86400);
 			break;
 		default:
 			usage();
 		}
 	}
-	if (optind != argc || !mode || !path || secs < 1 || warm < 0 ||
-	    period_us < 1 || threads < 1 || threads > 256 || first_cpu < 0)
+	if (optind != argc || !mode || !path || !secs)
 		usage();
 	if (!strcmp(mode, "log"))
 		logger(period_us, secs);
