@@ -64,7 +64,7 @@ if [ -n "${LUF_DISK_SQ:-}" ]; then
 		      -device virtio-blk-pci,drive=dsq,serial=luf-sq,num-queues=1)
 fi
 
-cmdline="console=ttyS0 luf.suite=$suite panic_on_warn=1 panic=-1 oops=panic"
+cmdline="console=ttyS0 luftest.suite=$suite panic_on_warn=1 panic=-1 oops=panic"
 cmdline+=" softlockup_panic=1 hung_task_panic=1 ${LUF_CMDLINE:-}"
 
 # One boot.  Returns qemu's exit status.

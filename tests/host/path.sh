@@ -52,7 +52,11 @@ if dkms add -m luf -v "$ver" "${dk[@]}" >"$log" 2>&1 &&
    dkms build -m luf -v "$ver" -k "$rel" --kernelsourcedir "$root/usr/src/linux-headers-$rel" \
 	"${dk[@]}" >>"$log" 2>&1 && [ -f "$ko" ]; then
 	vm=$(modinfo -F vermagic "$ko" | awk '{ print $1 }')
-	if [ "$vm" = "$rel" ] && [ "$(modinfo -F version "$ko")" = "$ver" ]; then
+	if grep -q 'bad exit status' "$log"; then
+		# dkms runs dkms.conf's CLEAN before and after every build.
+		echo "FAIL path-dkms-build: a dkms step failed: $(grep 'bad exit status' "$log" | head -n 1)"
+		sed 's/^/    /' "$log" | tail -n 12
+	elif [ "$vm" = "$rel" ] && [ "$(modinfo -F version "$ko")" = "$ver" ]; then
 		echo "PASS path-dkms-build (luf $ver for $rel, from $(basename "$dkmsdeb") and $(basename "$headers"))"
 	else
 		echo "FAIL path-dkms-build: dkms built luf $(modinfo -F version "$ko") for '$vm', not $ver for $rel"
