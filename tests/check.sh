@@ -84,7 +84,12 @@ must selftests tests/selftests.sh "$kv" "$build/selftests"
 step "host tests"
 # The series: each patch checkpatch-clean, and git am and patch -p1 both
 # apply it (make check-series also builds the tree after each patch).
-tools/check-series.sh --apply | tee -a "$results"
+tools/check-series.sh --apply > "$out/series.txt" 2>&1
+rc=$?
+tee -a "$results" < "$out/series.txt"
+if [ $rc -ne 0 ] && ! grep -q '^FAIL ' "$out/series.txt"; then
+	record FAIL series-apply "tools/check-series.sh --apply exited $rc: see $out/series.txt"
+fi
 # The module is checkpatch-clean.
 cp_log=$out/checkpatch.log
 if "$kp/../scripts/checkpatch.pl" --no-tree --strict -q -f module/*.[ch] >"$cp_log" 2>&1; then
@@ -162,7 +167,8 @@ vm_verdict() {		# vm_verdict <suite> <rc>
 # patched suite, the long one, runs on one core while the short ones
 # (vanilla, init_on_free, harness self-test, softirq mutation) run one after
 # the other on the other; the verdicts are read in this order afterwards.
-rm -f "$build/disk.img" "$build/xfs.img" "$build/sq.img" "$out"/rc-*
+rm -f "$build/disk.img" "$build/xfs.img" "$build/sq.img" "$out"/rc-* \
+	"$out/kernel-deb.txt" "$out/path.txt"
 # A fresh scratch ext4 disk for the tests that need a real filesystem.
 truncate -s 256M "$build/disk.img" && mkfs.ext4 -q -F "$build/disk.img" ||
 	record FAIL disk-image "mkfs.ext4 failed"
@@ -207,7 +213,8 @@ step "verdicts: the path from packages to a loaded luf (dkms, the packaged kerne
 if grep -qE '^(PASS|FAIL|SKIP) path' "$out/path.txt" 2>/dev/null; then
 	grep -E '^(PASS|FAIL|SKIP) ' "$out/path.txt" | tee -a "$results"
 	grep '^#' "$out/path.txt"
-	# Every guest test of the suite reported.
+	# Once the guest ran, every test of its suite reported.
+	grep -qE '^(PASS|FAIL) vm-path' "$out/path.txt" &&
 	grep -Ev '^(#|$)' tests/guest/path.list | while IFS= read -r t; do
 		grep -qE "^(PASS|FAIL|SKIP) path/$t(\$|:)" "$out/path.txt" ||
 			record FAIL "path/$t" "no verdict: see $build/path/vm/console.log"

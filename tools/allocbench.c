@@ -104,6 +104,9 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc)
 		usage();
+	/* The default, one per CPU, as many as th[] holds. */
+	if (threads > 256)
+		threads = 256;
 	if (node >= 0) {
 		unsigned long mask = 1UL << node;
 

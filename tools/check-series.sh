@@ -16,9 +16,10 @@
 #
 # The per-patch builds use a tree of their own, linux-<pkgver>/series/ in
 # the kernel cache, hard-linked to the pristine one except for the files
-# the series touches, and the test kernels' compiler cache: the first
-# patch changes the widely included headers, so a first run compiles
-# about one kernel; a run with nothing changed only relinks.
+# the series touches, and the test kernels' compiler cache.  Every run
+# starts from the pristine files, so make rebuilds most of the kernel at
+# the first patch (the widely included headers change there) and again at
+# the seventh (fs.h) and for CONFIG_LUF=n; ccache serves what it has seen.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 apply_only= jobs=$(nproc)
@@ -35,7 +36,8 @@ fails=0
 pass() { echo "PASS $*"; }
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 
-van=$("$top/tests/kernel/build.sh" vanilla source) || exit 1
+van=$("$top/tests/kernel/build.sh" vanilla source) ||
+	{ fail "series-apply: no pristine source (tests/kernel/build.sh vanilla source)"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -100,15 +102,29 @@ cfg=$("$top/tests/kernel/build.sh" patched debug)/.config || { fail "series-buil
 root=$(dirname "$van")
 src=$root/series
 obj=$src/build-check
+mkdir -p "$root"
+# One run at a time in that tree.
+exec 9>"$root/.series.lock"
+flock -n 9 || { echo "check-series: waiting for another run" >&2; flock 9; }
 if [ ! -f "$src/Makefile" ]; then
 	# The source only, not the vanilla kernels' build directories.
-	rm -rf "$src.tmp" && mkdir "$src.tmp" &&
-		(cd "$van" && find . -mindepth 1 -maxdepth 1 ! -name 'build-*' \
-			-exec cp -al {} "$src.tmp/" \;) && mv "$src.tmp" "$src"
+	rm -rf "$src" "$src.tmp"
+	if ! mkdir "$src.tmp" ||
+	   ! (cd "$van" && find . -mindepth 1 -maxdepth 1 ! -name 'build-*' \
+		-exec cp -al {} "$src.tmp/" \;) ||
+	   ! mv "$src.tmp" "$src"; then
+		fail "series-build: cannot make the tree $src"
+		rm -rf "$src.tmp"
+		exit 1
+	fi
 fi
-# Back to pristine: every file the series touches is a copy of its own
-# (patch writes new files, but a copy makes sure the pristine tree's
-# inodes are never written), files it adds are removed.
+# Back to pristine: every file this series or the last one run here
+# touches is a copy of its own (patch writes new files, but a copy makes
+# sure the pristine tree's inodes are never written), files they add are
+# removed.
+[ -f "$src/.luf-series-files" ] && cat "$src/.luf-series-files" >>"$work/files"
+sort -u -o "$work/files" "$work/files"
+cp "$work/files" "$src/.luf-series-files"
 while read -r f; do
 	if [ -f "$van/$f" ]; then
 		cmp -s "$van/$f" "$src/$f" && [ ! "$van/$f" -ef "$src/$f" ] && continue

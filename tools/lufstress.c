@@ -214,7 +214,7 @@ static void fill_page(uint64_t *page, long p, uint64_t ep)
 /*
  * Split mode: the even pages, so that the head of every 64 KiB folio, the
  * part the split's caller keeps, stays mapped; the odd ones stay zero,
- * unless -z.
+ * unless --no-zero.
  */
 static void fill_split(void)
 {
@@ -355,7 +355,7 @@ static void *reader(void *arg)
 			}
 			if (!acceptable(v, p, i, e1, e2)) {
 				/*
-				 * -b: without luf a stale entry outlives the
+				 * --pass-bound: without luf a stale entry outlives the
 				 * write until the reclaim pass under way ends
 				 * and flushes; only a read that began after
 				 * that counts.
@@ -1305,7 +1305,10 @@ int main(int argc, char **argv)
 	long large;
 
 	page_size = sysconf(_SC_PAGESIZE);
+	/* One reader per CPU by default, as many as th[] holds. */
 	nreaders = sysconf(_SC_NPROCESSORS_ONLN);
+	if (nreaders > 64)
+		nreaders = 64;
 	while ((c = getopt_long(argc, argv, "m:n:d:p:t:f:", long_opts,
 				NULL)) != -1) {
 		switch (c) {

@@ -140,6 +140,9 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc)
 		usage();
+	/* The default, one per CPU but the migrator's, as th[] holds. */
+	if (readers > 256)
+		readers = 256;
 	page_size = sysconf(_SC_PAGESIZE);
 	len = npages * page_size;
 

@@ -261,6 +261,9 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc || anon == !!path || (shared_ro && do_create))
 		usage();
+	/* The default, one per CPU, as many as run() can start. */
+	if (threads > 256)
+		threads = 256;
 	if ((do_create || anon) && mib < 1)
 		usage();
 	if ((base_pages && !anon) || (readahead && anon))

@@ -5,8 +5,8 @@
 #  1. make kernel-deb's linux-image and linux-headers packages and make
 #     deb's luf-dkms are unpacked into a scratch root (dpkg-deb -x);
 #  2. dkms adds and builds luf there, against those headers (its trees and
-#     the kernel source given on the command line: nothing on the host is
-#     touched), and luf.ko is installed where dkms install puts it, with
+#     the kernel source given on the command line, all in the scratch
+#     root), and luf.ko is installed where dkms install puts it, with
 #     depmod;
 #  3. the kernel of the linux-image package boots in the test guest with
 #     that module tree, and the guest suite path (tests/guest/path.list)
@@ -92,6 +92,10 @@ fi
 
 # 4. Debian's own kernel of the pinned version: refused, by dkms.conf.
 read -r pkgver _ < <("$top/tests/kernel/fetch.sh")
+if [ -z "${pkgver:-}" ]; then
+	echo "FAIL path-dkms-refuses-debian: tests/kernel/fetch.sh named no kernel version"
+	exit 1
+fi
 up=${pkgver%%-*}
 dcache=$cache/debian-headers
 mkdir -p "$dcache"
@@ -105,7 +109,10 @@ if [ -z "$dh" ]; then
 	echo "SKIP path-dkms-refuses-debian: Debian's linux-headers-$up+debNN-amd64 could not be downloaded (apt-cache search found '${name:-nothing}')"
 	exit 0
 fi
-dpkg-deb -x "$dh" "$root"
+if ! dpkg-deb -x "$dh" "$root"; then
+	echo "FAIL path-dkms-refuses-debian: cannot unpack $(basename "$dh")"
+	exit 1
+fi
 drel=$(dpkg-deb -f "$dh" Package | sed 's/^linux-headers-//')
 dkms build -m luf -v "$ver" -k "$drel" --kernelsourcedir "$root/usr/src/linux-headers-$drel" \
 	"${dk[@]}" >"$log" 2>&1
