@@ -35,6 +35,27 @@ unsigned int luf_max_pages = 65536;
 unsigned long luf_debug_skip;
 unsigned long luf_debug_defer_delay_us;
 unsigned long luf_debug_flush_delay_us;
+unsigned long luf_debug_bound_wq;
+
+/*
+ * Where the age and limit work runs.  Unbound: the CPU that deferred, whose
+ * pool a per-CPU workqueue would use (the age timer fires there too), may
+ * be kept busy by a real-time task for as long as it likes (a DPDK poll
+ * loop with RT throttling off), and max_defer_ms must hold anyway.  High
+ * priority, so that the window does not wait behind normal work; with a
+ * rescuer, since completing flushes lets tagged free pages be used again.
+ */
+static struct workqueue_struct *luf_defer_wq;
+
+static struct workqueue_struct *luf_work_queue(void)
+{
+#ifdef LUF_DEBUG
+	/* The per-CPU pool of the deferring CPU, as luf once used. */
+	if (READ_ONCE(luf_debug_bound_wq))
+		return system_highpri_wq;
+#endif
+	return luf_defer_wq;
+}
 
 /*
  * Work added while a flush runs.  The closing of a generation and every
@@ -198,6 +219,24 @@ static void luf_age_workfn(struct work_struct *work)
 
 static DECLARE_DELAYED_WORK(luf_age_work, luf_age_workfn);
 
+/*
+ * A new max_defer_ms holds for the open generation too: a shorter one must
+ * not wait for a timer set with the longer one.
+ */
+void luf_defer_set_max_ms(unsigned int ms)
+{
+	unsigned long flags, due;
+
+	raw_spin_lock_irqsave(&luf_lock, flags);
+	WRITE_ONCE(luf_max_defer_ms, ms);
+	if (luf_accepting && luf_open_used) {
+		due = luf_open_since + msecs_to_jiffies(ms);
+		mod_delayed_work(luf_work_queue(), &luf_age_work,
+				 time_after(due, jiffies) ? due - jiffies : 0);
+	}
+	raw_spin_unlock_irqrestore(&luf_lock, flags);
+}
+
 static void luf_limit_workfn(struct work_struct *work)
 {
 	luf_flush_everything(LUF_FLUSH_LIMIT);
@@ -230,16 +269,16 @@ static unsigned long luf_defer(struct arch_tlbflush_unmap_batch *batch,
 		 * luf_defer_stop() clears it under the same lock before it
 		 * cancels the work, so no deferral can queue the work after
 		 * the cancel, into the memory of a module being unloaded.
-		 * A pending timer set for an older generation only fires
-		 * earlier.  The high-priority pool: the window should not
-		 * also wait behind whatever normal work the busy CPUs have
-		 * queued.
+		 * A timer still pending belongs to a generation that has
+		 * been flushed, and may have been set for a longer
+		 * max_defer_ms: set it again, for this one.  See
+		 * luf_defer_wq for where it runs.
 		 */
 		if (first)
-			queue_delayed_work(system_highpri_wq, &luf_age_work,
-					   msecs_to_jiffies(READ_ONCE(luf_max_defer_ms)));
+			mod_delayed_work(luf_work_queue(), &luf_age_work,
+					 msecs_to_jiffies(READ_ONCE(luf_max_defer_ms)));
 		if (over)
-			queue_work(system_highpri_wq, &luf_limit_work);
+			queue_work(luf_work_queue(), &luf_limit_work);
 	}
 	raw_spin_unlock_irqrestore(&luf_lock, flags);
 #ifdef LUF_DEBUG
@@ -332,16 +371,28 @@ void luf_set_reserve(unsigned int pct)
 }
 
 /* Generations continue where an earlier instance of the module stopped. */
-void luf_defer_init(void)
+int luf_defer_init(void)
 {
 	struct luf_gens *gens = luf_core.gens;
 	unsigned long last = gens->flushed;
 
+	luf_defer_wq = alloc_workqueue("luf_defer",
+				       WQ_UNBOUND | WQ_HIGHPRI | WQ_MEM_RECLAIM,
+				       0);
+	if (!luf_defer_wq)
+		return -ENOMEM;
 	luf_set_reserve(luf_reserve);
 
 	if (luf_after(gens->deferred, last))
 		last = gens->deferred;
 	luf_open = last + 1;
+	return 0;
+}
+
+/* After luf_defer_stop(): no work is queued or running any more. */
+void luf_defer_exit(void)
+{
+	destroy_workqueue(luf_defer_wq);
 }
 
 void luf_defer_start(void)

@@ -29,7 +29,7 @@ static unsigned int luf_knob_get_defer(void)
 
 static int luf_knob_set_defer(unsigned int val)
 {
-	WRITE_ONCE(luf_max_defer_ms, val);
+	luf_defer_set_max_ms(val);
 	return 0;
 }
 

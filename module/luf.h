@@ -118,10 +118,13 @@ extern unsigned int luf_max_pages;
 extern unsigned long luf_debug_skip;
 extern unsigned long luf_debug_defer_delay_us;
 extern unsigned long luf_debug_flush_delay_us;
+extern unsigned long luf_debug_bound_wq;
 
 /* The deferred batch (defer.c). */
 extern const struct luf_ops luf_ops;
-void luf_defer_init(void);
+int luf_defer_init(void);
+void luf_defer_exit(void);
+void luf_defer_set_max_ms(unsigned int ms);
 void luf_defer_start(void);
 void luf_defer_stop(void);
 void luf_set_sources(unsigned long sources);

@@ -15,11 +15,13 @@ static int __init luf_mod_init(void)
 	if (err)
 		return err;
 
-	luf_defer_init();
+	err = luf_defer_init();
+	if (err)
+		goto err_bind;
 
 	err = luf_start();
 	if (err)
-		goto err_bind;
+		goto err_defer;
 
 	err = luf_nl_init();
 	if (err)
@@ -37,6 +39,8 @@ err_nl:
 	luf_nl_exit();
 err_enable:
 	luf_stop();
+err_defer:
+	luf_defer_exit();
 err_bind:
 	luf_core_unbind();
 	return err;
@@ -48,6 +52,7 @@ static void __exit luf_mod_exit(void)
 	luf_sysfs_exit();
 	luf_nl_exit();
 	luf_stop();
+	luf_defer_exit();
 	luf_core_unbind();
 }
 

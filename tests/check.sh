@@ -121,6 +121,8 @@ fi
 tests/host/lufctl.sh "$build/tools/lufctl" | tee -a "$results"
 # One meaning per short option across the tools; bad numbers refused.
 tests/host/tool-options.sh "$build/tools" | tee -a "$results"
+# CONFIG_LUF only where its generations fit (x86_64, not i386).
+tests/host/kconfig-arch.sh "$kp/.." "$build/kconfig-arch" | tee -a "$results"
 # Modules inlining luf's hooks link: every symbol they reach is exported.
 tests/host/inline-exports.sh "$kp" "$build/inline-probe" | tee -a "$results"
 # The benchmark report on known input.

@@ -60,6 +60,29 @@
  *		(mounted on -f, a directory), mapped read-only and shared;
  *		the writer stores new contents straight into its page cache
  *		with FUSE_NOTIFY_STORE, as a FUSE server may, then publishes
+ *   fuse-inval	the same FUSE file; the writer reclaims its pages
+ *		(MADV_PAGEOUT: reclaim drops them from the page cache),
+ *		changes the file on the server's side and tells the kernel
+ *		with FUSE_NOTIFY_INVAL_INODE, as a FUSE server (or NFS,
+ *		CIFS, Ceph revalidating a file) does, then publishes: a page
+ *		read back must show the new contents, and so must every
+ *		reader.  No migration, and no reclaim between the writer's
+ *		own pass and its change: a pass that ages young PTEs
+ *		flushes, stale entries included.
+ *   force	private anonymous memory made read-only with mprotect(2);
+ *		the writer changes it through /proc/self/mem, as a debugger
+ *		setting a breakpoint does: a FOLL_FORCE write into the
+ *		exclusive pages, with no write fault
+ *   uffd-copy	private anonymous memory registered with userfaultfd and
+ *		filled with UFFDIO_COPY in write-protect mode (read-only
+ *		PTEs); the writer frees it with MADV_FREE, lets reclaim
+ *		discard it (MADV_PAGEOUT), fills it again with UFFDIO_COPY,
+ *		new contents, write-protected, and publishes.  Readers that
+ *		find a page missing (SIGBUS) retry.  No migration: it would
+ *		map pages again that reclaim is to discard.  With --move the new
+ *		contents are written elsewhere and moved in with UFFDIO_MOVE
+ *		(then write-protected again, after the readers had their
+ *		look).
  *
  * Unmapping source (--source):
  *   migrate	move_pages(2) ping-pong between node 0 and node 1 (default)
@@ -89,6 +112,15 @@
  *   --aio	write mode: write through Linux AIO (io_submit(2)), whose
  *		completion is another hook site than write(2)'s; -f may name
  *		a block device, whose page cache is then what is mapped.
+ *
+ * Reuse (--hog-cpu cpu, --pread):
+ *   --hog-cpu	pin the hog and the migrator to this CPU (give the readers
+ *		the others, -t): the pages a migration frees go to that
+ *		CPU's free lists, where the hog allocates next
+ *   --pread	file modes: the hog process also reads the file with
+ *		pread(2) in a loop, a page-cache lookup that holds a
+ *		reference to each page for a moment, as any reader of the
+ *		file does while its pages migrate
  *
  * Output: one line of "key=value" counters (large: pages of the area in
  * large folios at the start, -1 if /proc/kpageflags cannot be read); exit
@@ -143,11 +175,13 @@ struct uffdio_move {
 
 enum mode {
 	M_ANON, M_FILE, M_SHMEM, M_SPLIT, M_WRITE, M_TRUNCATE, M_COW, M_MPROTECT,
-	M_MPROTECT_SHARED, M_UFFD_MOVE, M_FUSE_STORE, NR_MODES,
+	M_MPROTECT_SHARED, M_UFFD_MOVE, M_FUSE_STORE, M_FUSE_INVAL, M_FORCE,
+	M_UFFD_COPY, NR_MODES,
 };
 static const char *const mode_names[NR_MODES] = {
 	"anon", "file", "shmem", "split", "write", "truncate", "cow", "mprotect",
-	"mprotect-shared", "uffd-move", "fuse-store",
+	"mprotect-shared", "uffd-move", "fuse-store", "fuse-inval", "force",
+	"uffd-copy",
 };
 
 static enum mode mode = M_ANON;
@@ -185,9 +219,11 @@ static _Atomic long violations, reads, migrated, npasses, moves_failed, hogged;
 static _Atomic uint64_t first_bad, first_bad_expected;
 static _Atomic long sigbus, early, moves, in_window;
 static long quiet_ms;
-static int pass_bound, use_aio, is_blk, split_no_zero;
+static int pass_bound, use_aio, is_blk, split_no_zero, use_pread, use_move;
+static long hog_cpu = -1;
 static aio_context_t aio_ctx;
 static pid_t child = -1, hog_pid = -1;
+static int mem_fd = -1;			/* force: /proc/self/mem */
 static _Atomic long *hog_rounds;
 static __thread sigjmp_buf reader_jmp;
 
@@ -255,7 +291,8 @@ static int acceptable(uint64_t v, long p, long i, uint64_t e1, uint64_t e2)
 		return 1;
 	if (mode == M_TRUNCATE && v == 0)
 		return 1;
-	if (mode != M_TRUNCATE && mode != M_WRITE && mode != M_FUSE_STORE)
+	if (mode != M_TRUNCATE && mode != M_WRITE && mode != M_FUSE_STORE &&
+	    mode != M_FUSE_INVAL && mode != M_FORCE && mode != M_UFFD_COPY)
 		return 0;
 	for (a = e1; a <= e2 + 1; a++) {
 		if (mode == M_TRUNCATE && bytes_from(v, base + a, 0))
@@ -320,9 +357,15 @@ static void *reader(void *arg)
 	 * uffd-move: a fault means the pages are away, as they should be;
 	 * wait for them to come back rather than fault on and on.
 	 */
-	if (sigsetjmp(reader_jmp, 1) && mode == M_UFFD_MOVE)
-		while ((atomic_load(&shm->away) & 1) && !atomic_load(&shm->stop))
+	if (sigsetjmp(reader_jmp, 1)) {
+		if (mode == M_UFFD_MOVE)
+			while ((atomic_load(&shm->away) & 1) &&
+			       !atomic_load(&shm->stop))
+				usleep(200);
+		/* uffd-copy: a missing page is back with the next copy. */
+		else if (mode == M_UFFD_COPY)
 			usleep(200);
+	}
 	while (!atomic_load_explicit(&shm->stop, memory_order_relaxed)) {
 		long p;
 
@@ -472,6 +515,12 @@ static void *migrator(void *arg)
 	int *status = calloc(npages, sizeof(int));
 	long p, pass;
 
+	/* --hog-cpu: the pages the migration frees go to the hog's CPU. */
+	if (hog_cpu >= 0)
+		bench_pin(hog_cpu);
+	/* Their writers reclaim the pages themselves, see the modes. */
+	if (mode == M_FUSE_INVAL || mode == M_UFFD_COPY)
+		return NULL;
 	if (pageout) {
 		pageouter();
 		return NULL;
@@ -518,6 +567,26 @@ static void split_area(pid_t pid)
 }
 
 /*
+ * --pread: read the file again and again, page by page, as any reader of
+ * it would.  Each read looks the page up in the page cache and holds a
+ * reference for a moment: when it found the folio that migration was
+ * replacing, its reference may be the last one, and the folio is freed by
+ * this task, on this CPU, where the hog allocates next.
+ */
+static void *preader(void *arg)
+{
+	char buf[64];
+	long p = 0;
+
+	for (;;) {
+		if (pread(fd, buf, sizeof(buf), p * page_size) < 0)
+			die("pread");
+		p = (p + 1) % npages;
+	}
+	return NULL;
+}
+
+/*
  * Each round maps --hog-mib MiB, writes poison over it and unmaps it: reuse of
  * freed pages by another process.  It runs in a child process, so that its
  * write faults are not taken for write-enables in the readers' mm, which
@@ -534,6 +603,13 @@ static void hog(_Atomic long *rounds)
 		munmap(area, npages * page_size);
 	if (mode == M_SPLIT)
 		bench_pin(nreaders - 1);
+	if (hog_cpu >= 0)
+		bench_pin(hog_cpu);
+	if (use_pread) {
+		pthread_t th;
+
+		pthread_create(&th, NULL, preader, NULL);
+	}
 	for (;;) {
 		size_t len = (size_t)hog_mib << 20, i;
 		uint64_t *m;
@@ -812,6 +888,27 @@ static void fuse_store_all(void)
 		die("FUSE_NOTIFY_STORE");
 }
 
+/*
+ * fuse-inval: the file changed on the server's side (fuse_buf); tell the
+ * kernel, which drops what it has cached of it.
+ */
+static void fuse_inval_all(void)
+{
+	struct fuse_notify_inval_inode_out io = {
+		.ino = FUSE_FILE_NODE,
+		.off = 0,
+		.len = 0,		/* to the end */
+	};
+	struct fuse_out_header oh = {
+		.len = sizeof(oh) + sizeof(io),
+		.error = FUSE_NOTIFY_INVAL_INODE,
+	};
+	struct iovec iov[2] = { { &oh, sizeof(oh) }, { &io, sizeof(io) } };
+
+	if (writev(fuse_fd, iov, 2) != (ssize_t)oh.len)
+		die("FUSE_NOTIFY_INVAL_INODE");
+}
+
 static void fuse_setup(size_t len)
 {
 	char opts[128], file[4200];
@@ -851,15 +948,116 @@ static void fuse_teardown(void)
 }
 
 /* uffd-move: write-protect (or unprotect) the readers' area. */
-static void uffd_wp(int on)
+static void uffd_register(void *addr, size_t len)
+{
+	struct uffdio_register reg = {
+		.range = { (uintptr_t)addr, len },
+		.mode = UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_WP,
+	};
+
+	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
+		die("UFFDIO_REGISTER");
+}
+
+/*
+ * Open the userfaultfd with @features and register @addr for missing
+ * faults (SIGBUS: nobody resolves them) and write-protection.
+ */
+static void uffd_open(__u64 features, void *addr, size_t len)
+{
+	struct uffdio_api api = { .api = UFFD_API, .features = features };
+
+	uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api))
+		die("userfaultfd");
+	uffd_register(addr, len);
+}
+
+static void uffd_wp_range(void *addr, size_t len, int on)
 {
 	struct uffdio_writeprotect wp = {
-		.range = { (uintptr_t)area, npages * page_size },
+		.range = { (uintptr_t)addr, len },
 		.mode = on ? UFFDIO_WRITEPROTECT_MODE_WP : 0,
 	};
 
 	if (ioctl(uffd, UFFDIO_WRITEPROTECT, &wp))
 		die("UFFDIO_WRITEPROTECT");
+}
+
+static void uffd_wp(int on)
+{
+	uffd_wp_range(area, npages * page_size, on);
+}
+
+/*
+ * uffd-copy: fill every page with epoch @e through UFFDIO_COPY, read-only
+ * (write-protected).  A page reclaim did not discard is still there
+ * (EEXIST): it is rewritten in place instead, through a write fault, which
+ * flushes whatever luf deferred for this mm (so the round tests nothing,
+ * but nothing false is reported either).
+ */
+static void uffd_copy_all(uint64_t e)
+{
+	uint64_t *buf = malloc(page_size);
+	long p;
+
+	if (!buf)
+		die("malloc");
+	for (p = 0; p < npages; p++) {
+		uint64_t *dst = area + p * page_size / 8;
+		struct uffdio_copy c = {
+			.dst = (uintptr_t)dst,
+			.src = (uintptr_t)buf,
+			.len = page_size,
+			.mode = UFFDIO_COPY_MODE_WP,
+		};
+
+		fill_page(buf, p, e);
+		if (use_move && warea) {
+			struct uffdio_move mv = {
+				.dst = (uintptr_t)dst,
+				.src = (uintptr_t)(warea + p * page_size / 8),
+				.len = page_size,
+			};
+
+			if (!ioctl(uffd, UFFDIO_MOVE, &mv)) {
+				atomic_fetch_add(&moves, 1);
+				continue;
+			}
+			if (errno != EEXIST)
+				die("UFFDIO_MOVE");
+		} else if (!ioctl(uffd, UFFDIO_COPY, &c)) {
+			atomic_fetch_add(&moves, 1);
+			continue;
+		} else if (errno != EEXIST) {
+			die("UFFDIO_COPY");
+		}
+		uffd_wp_range(dst, page_size, 0);
+		memcpy(dst, buf, page_size);
+		uffd_wp_range(dst, page_size, 1);
+	}
+	free(buf);
+}
+
+/* uffd-copy: missing pages raise SIGBUS; write-protection for MODE_WP. */
+static void uffd_copy_setup(size_t len)
+{
+	area = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area == MAP_FAILED)
+		die("mmap");
+	uffd_open(UFFD_FEATURE_SIGBUS | (use_move ? UFFD_FEATURE_MOVE : 0),
+		  area, len);
+	uffd_copy_all(0);
+	/* --move: where the new contents are written, then moved from. */
+	if (use_move) {
+		warea = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		/* UFFDIO_MOVE moves small folios only. */
+		if (warea == MAP_FAILED ||
+		    madvise(warea, len, MADV_NOHUGEPAGE))
+			die("mmap/madvise(MADV_NOHUGEPAGE)");
+	}
 }
 
 /*
@@ -958,6 +1156,14 @@ static void *writer(void *arg)
 	uint64_t *buf = malloc(page_size * (quiet_ms ? npages : 1));
 	long p;
 
+	/*
+	 * uffd-copy --move: the folios written to be moved wait in per-CPU
+	 * LRU batches (holding a reference, which keeps reclaim from
+	 * discarding them once moved), and MADV_PAGEOUT drains only its own
+	 * CPU's: stay on one.
+	 */
+	if (mode == M_UFFD_COPY && use_move)
+		bench_pin(nreaders - 1);
 	while (!atomic_load(&shm->stop)) {
 		uint64_t e = atomic_load(&shm->epoch) + 1;
 
@@ -1089,6 +1295,61 @@ static void *writer(void *arg)
 				fill_page(fuse_buf + p * page_size / 8, p, e);
 			fuse_store_all();
 			break;
+		case M_FUSE_INVAL:
+			if (madvise(area, npages * page_size, MADV_PAGEOUT))
+				die("madvise(MADV_PAGEOUT)");
+			atomic_fetch_add(&migrated, npages);
+			atomic_fetch_add(&npasses, 1);
+			sleep_ms(5);
+			for (p = 0; p < npages; p++)
+				fill_page(fuse_buf + p * page_size / 8, p, e);
+			fuse_inval_all();
+			break;
+		case M_FORCE:
+			/* No fault: the PTEs stay read-only, as they were. */
+			for (p = 0; p < npages; p++) {
+				fill_page(buf, p, e);
+				if (pwrite(mem_fd, buf, page_size,
+					   (off_t)(uintptr_t)(area + p * page_size / 8)) !=
+				    page_size)
+					die("pwrite /proc/self/mem");
+			}
+			break;
+		case M_UFFD_COPY:
+			/*
+			 * Reclaim discards the clean pages (their PTEs are
+			 * read-only: luf may defer the flush), then the copy
+			 * puts new ones where they were.
+			 */
+			/*
+			 * --move: the new contents first, where they are
+			 * moved from: its write faults flush what luf
+			 * deferred for this mm, and must come before the
+			 * discard.  Moved pages come in writable: protect
+			 * them again.
+			 */
+			if (use_move) {
+				for (p = 0; p < npages; p++)
+					fill_page(warea + p * page_size / 8, p, e);
+				uffd_wp(1);
+			}
+			if (madvise(area, npages * page_size, MADV_FREE) ||
+			    madvise(area, npages * page_size, MADV_PAGEOUT))
+				die("madvise(MADV_FREE/MADV_PAGEOUT)");
+			/*
+			 * --move: MADV_FREE leaves the folios in a per-CPU
+			 * batch; until it is drained they look like any
+			 * anonymous folio to reclaim, which cannot swap them
+			 * here.  The first pass drained this CPU's batch, a
+			 * second one discards what the first one kept.
+			 */
+			if (use_move &&
+			    madvise(area, npages * page_size, MADV_PAGEOUT))
+				die("madvise(MADV_PAGEOUT)");
+			atomic_fetch_add(&migrated, npages);
+			atomic_fetch_add(&npasses, 1);
+			uffd_copy_all(e);
+			break;
 		case M_COW:
 			/* Each first write is a write fault reusing the page. */
 			for (p = 0; p < npages; p++)
@@ -1114,13 +1375,6 @@ static void *writer(void *arg)
  */
 static void uffd_setup(size_t len)
 {
-	struct uffdio_api api = {
-		.api = UFFD_API,
-		.features = UFFD_FEATURE_MOVE | UFFD_FEATURE_SIGBUS,
-	};
-	struct uffdio_register reg = {
-		.mode = UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_WP,
-	};
 	long p;
 
 	area = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -1131,16 +1385,8 @@ static void uffd_setup(size_t len)
 		die("mmap");
 	for (p = 0; p < npages; p++)
 		fill_page(area + p * page_size / 8, p, 0);
-	uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api))
-		die("userfaultfd");
-	reg.range.start = (uintptr_t)area;
-	reg.range.len = len;
-	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
-		die("UFFDIO_REGISTER");
-	reg.range.start = (uintptr_t)warea;
-	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
-		die("UFFDIO_REGISTER");
+	uffd_open(UFFD_FEATURE_MOVE | UFFD_FEATURE_SIGBUS, area, len);
+	uffd_register(warea, len);
 	uffd_wp(1);
 }
 
@@ -1154,8 +1400,12 @@ static void setup(void)
 		uffd_setup(len);
 		return;
 	}
-	if (mode == M_FUSE_STORE) {
+	if (mode == M_FUSE_STORE || mode == M_FUSE_INVAL) {
 		fuse_setup(len);
+		return;
+	}
+	if (mode == M_UFFD_COPY) {
+		uffd_copy_setup(len);
 		return;
 	}
 	if (mode == M_SHMEM) {
@@ -1190,7 +1440,8 @@ static void setup(void)
 			die("madvise/mprotect");
 		return;
 	}
-	if (mode == M_ANON || mode == M_COW || mode == M_MPROTECT) {
+	if (mode == M_ANON || mode == M_COW || mode == M_MPROTECT ||
+	    mode == M_FORCE) {
 		area = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (area == MAP_FAILED)
@@ -1214,6 +1465,11 @@ static void setup(void)
 			write_protect();
 		} else if (mprotect(area, len, PROT_READ)) {
 			die("mprotect");
+		}
+		if (mode == M_FORCE) {
+			mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+			if (mem_fd < 0)
+				die("/proc/self/mem");
 		}
 		return;
 	}
@@ -1275,16 +1531,18 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: lufstress [-m anon|file|shmem|split|write|truncate|cow|mprotect|\n"
-		"                     mprotect-shared|uffd-move|fuse-store]\n"
+		"                     mprotect-shared|uffd-move|fuse-store|fuse-inval|\n"
+		"                     force|uffd-copy]\n"
 		"                 [-n pages] [-d seconds | -p passes] [-t readers]\n"
 		"                 [-f file] [--hog-mib MiB] [--source migrate|pageout]\n"
-		"                 [--quiet-ms ms] [--pass-bound] [--aio] [--no-zero]\n");
+		"                 [--quiet-ms ms] [--pass-bound] [--aio] [--no-zero]\n"
+		"                 [--hog-cpu cpu] [--pread] [--move]\n");
 	exit(2);
 }
 
 enum {
 	OPT_HOG_MIB = 256, OPT_SOURCE, OPT_QUIET_MS, OPT_PASS_BOUND, OPT_AIO,
-	OPT_NO_ZERO,
+	OPT_NO_ZERO, OPT_HOG_CPU, OPT_PREAD, OPT_MOVE,
 };
 
 static const struct option long_opts[] = {
@@ -1295,6 +1553,9 @@ static const struct option long_opts[] = {
 	{ "pass-bound", no_argument, NULL, OPT_PASS_BOUND },
 	{ "aio", no_argument, NULL, OPT_AIO },
 	{ "no-zero", no_argument, NULL, OPT_NO_ZERO },
+	{ "hog-cpu", required_argument, NULL, OPT_HOG_CPU },
+	{ "pread", no_argument, NULL, OPT_PREAD },
+	{ "move", no_argument, NULL, OPT_MOVE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -1333,6 +1594,11 @@ int main(int argc, char **argv)
 		case OPT_PASS_BOUND: pass_bound = 1; break;
 		case OPT_AIO: use_aio = 1; break;
 		case OPT_NO_ZERO: split_no_zero = 1; break;
+		case OPT_HOG_CPU:
+			hog_cpu = opt_num("--hog-cpu", optarg, 0, 63);
+			break;
+		case OPT_PREAD: use_pread = 1; break;
+		case OPT_MOVE: use_move = 1; break;
 		case OPT_SOURCE:
 			if (!strcmp(optarg, "pageout"))
 				pageout = 1;
@@ -1344,7 +1610,10 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc || (pass_bound && !pageout) ||
 	    (mode == M_SPLIT && (pageout || !hog_mib)) ||
-	    (split_no_zero && mode != M_SPLIT))
+	    (split_no_zero && mode != M_SPLIT) ||
+	    ((mode == M_FUSE_INVAL || mode == M_UFFD_COPY) && pageout) ||
+	    (use_pread && ((mode != M_FILE && mode != M_WRITE) || !hog_mib)) ||
+	    (hog_cpu >= 0 && !hog_mib) || (use_move && mode != M_UFFD_COPY))
 		usage();
 
 	shm = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
@@ -1387,7 +1656,7 @@ int main(int argc, char **argv)
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
 	}
-	if (mode == M_FUSE_STORE)
+	if (mode == M_FUSE_STORE || mode == M_FUSE_INVAL)
 		fuse_teardown();
 
 	printf("mode=%s pages=%ld large=%ld passes=%ld migrated=%ld move_failed=%ld reads=%ld hog_rounds=%ld epoch=%llu sigbus=%ld early=%ld in_window=%ld uffd_moved=%ld violations=%ld",
