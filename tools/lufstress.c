@@ -79,10 +79,10 @@
  *		discard it (MADV_PAGEOUT), fills it again with UFFDIO_COPY,
  *		new contents, write-protected, and publishes.  Readers that
  *		find a page missing (SIGBUS) retry.  No migration: it would
- *		map pages again that reclaim is to discard.  With --move the new
- *		contents are written elsewhere and moved in with UFFDIO_MOVE
- *		(then write-protected again, after the readers had their
- *		look).
+ *		map pages again that reclaim is to discard.  With --move the
+ *		new contents are written elsewhere and moved in with
+ *		UFFDIO_MOVE (then write-protected again, after the readers
+ *		had their look).
  *
  * Unmapping source (--source):
  *   migrate	move_pages(2) ping-pong between node 0 and node 1 (default)
