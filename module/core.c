@@ -5,6 +5,7 @@
 
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/suspend.h>
 
 #include "luf.h"
 
@@ -63,9 +64,13 @@ void luf_core_unbind(void)
 	memset(&luf_core, 0, sizeof(luf_core));
 }
 
-/* Serialises enable/disable; luf_on is what is in effect. */
+/*
+ * Serialises enable/disable and hibernation's pause; luf_on is what the
+ * operator asked for, luf_paused whether a hibernation holds deferral off.
+ */
 static DEFINE_MUTEX(luf_state_lock);
 static bool luf_on;
+static bool luf_paused;
 
 /*
  * Idempotent, like lru_gen_change_state().  Enabling registers the hooks
@@ -73,6 +78,7 @@ static bool luf_on;
  * stops deferring, completes every outstanding flush and unregisters (the
  * key goes off), so that a disabled luf costs nothing but the module's
  * memory: every hook site is a no-op jump again, as without the module.
+ * Enabled during a hibernation, luf starts deferring when it is over.
  */
 int luf_set_enabled(bool on)
 {
@@ -83,7 +89,7 @@ int luf_set_enabled(bool on)
 		if (on) {
 			/* The core checks the interface version. */
 			err = luf_core.reg(&luf_ops);
-			if (!err)
+			if (!err && !luf_paused)
 				luf_defer_start();
 		} else {
 			luf_defer_stop();
@@ -97,16 +103,76 @@ int luf_set_enabled(bool on)
 	return err;
 }
 
+/*
+ * Hibernation.  swsusp_save() counts the pages the image must hold, then
+ * allocates their copies with GFP_ATOMIC and interrupts off, then collects
+ * the pages to copy again.  An allocation there that meets a page whose
+ * flush is outstanding cannot flush and parks it: off the free lists and
+ * not allocated, the page is saveable in the second pass and was not in the
+ * first, and copy_data_pages() runs past the copies it has.  Only copies
+ * that hibernate_preallocate_memory() did not make are allocated there (a
+ * snapshot that grew while devices were suspended), but nothing bounds how
+ * many.  So deferral stops, and everything outstanding is flushed, before
+ * the PM core freezes tasks: from then on no free page waits for a flush
+ * and nothing can park.  Loading an image allocates with GFP_ATOMIC as
+ * well, and pauses the same way.  Tasks are thawed before the POST events,
+ * so deferral starts again into a running system.
+ */
+static int luf_pm_notify(struct notifier_block *nb, unsigned long action,
+			 void *data)
+{
+	switch (action) {
+	case PM_HIBERNATION_PREPARE:
+	case PM_RESTORE_PREPARE:
+		mutex_lock(&luf_state_lock);
+		if (!luf_paused) {
+			WRITE_ONCE(luf_paused, true);
+			if (luf_on) {
+				luf_defer_stop();
+				pr_info("deferral paused for hibernation\n");
+			}
+		}
+		mutex_unlock(&luf_state_lock);
+		break;
+	case PM_POST_HIBERNATION:
+	case PM_POST_RESTORE:
+		mutex_lock(&luf_state_lock);
+		if (luf_paused) {
+			WRITE_ONCE(luf_paused, false);
+			if (luf_on) {
+				luf_defer_start();
+				pr_info("deferral resumed after hibernation\n");
+			}
+		}
+		mutex_unlock(&luf_state_lock);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block luf_pm_nb = {
+	.notifier_call = luf_pm_notify,
+};
+
 /* Load. */
 int luf_start(void)
 {
-	return luf_set_enabled(true);
+	int err;
+
+	err = register_pm_notifier(&luf_pm_nb);
+	if (err)
+		return err;
+	err = luf_set_enabled(true);
+	if (err)
+		unregister_pm_notifier(&luf_pm_nb);
+	return err;
 }
 
 /* Unload: everything flushed before the core stops checking tags. */
 void luf_stop(void)
 {
 	luf_set_enabled(false);
+	unregister_pm_notifier(&luf_pm_nb);
 	/* Debug bits of a debug build must not outlive it. */
 	WRITE_ONCE(luf_core.gens->debug, 0);
 }
@@ -114,4 +180,10 @@ void luf_stop(void)
 bool luf_is_enabled(void)
 {
 	return READ_ONCE(luf_on);
+}
+
+/* True while a hibernation holds deferral off (debugfs state). */
+bool luf_is_paused(void)
+{
+	return READ_ONCE(luf_paused);
 }

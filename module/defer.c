@@ -459,6 +459,7 @@ void luf_show_state(struct seq_file *m)
 	seq_printf(m, "gen_flushed %lu\ngen_deferred %lu\ngen_open %lu\n",
 		   st.gen_flushed, st.gen_deferred, st.gen_open);
 	seq_printf(m, "flushing %d\n", st.flushing);
+	seq_printf(m, "paused %d\n", luf_is_paused());
 	if (cpumask_empty(cpus))
 		seq_puts(m, "pending_cpus none\n");
 	else

@@ -38,6 +38,7 @@ int luf_start(void);
 void luf_stop(void);
 int luf_set_enabled(bool on);
 bool luf_is_enabled(void);
+bool luf_is_paused(void);
 
 /* Flush reasons: the core's enum luf_reason, then the module's own. */
 enum {

@@ -169,7 +169,7 @@ vm_verdict() {		# vm_verdict <suite> <rc>
 # patched suite, the long one, runs on one core while the short ones
 # (vanilla, init_on_free, harness self-test, softirq mutation) run one after
 # the other on the other; the verdicts are read in this order afterwards.
-rm -f "$build/disk.img" "$build/xfs.img" "$build/sq.img" "$out"/rc-* \
+rm -f "$build/disk.img" "$build/xfs.img" "$build/sq.img" "$build/swap.img" "$out"/rc-* \
 	"$out/kernel-deb.txt" "$out/path.txt"
 # A fresh scratch ext4 disk for the tests that need a real filesystem.
 truncate -s 256M "$build/disk.img" && mkfs.ext4 -q -F "$build/disk.img" ||
@@ -179,6 +179,8 @@ truncate -s 256M "$build/disk.img" && mkfs.ext4 -q -F "$build/disk.img" ||
 truncate -s 320M "$build/xfs.img" && mkfs.xfs -q -f "$build/xfs.img" ||
 	record FAIL disk-image "mkfs.xfs failed"
 truncate -s 64M "$build/sq.img"
+# A blank one for a swap partition that hibernation writes its image to.
+truncate -s 256M "$build/swap.img"
 step "guests: patched kernel | vanilla kernel, init_on_free=1, harness self-test, softirq mutation"
 (
 	run_vm vanilla "$kv" 1500; echo $? > "$out/rc-vanilla"
@@ -198,7 +200,7 @@ step "guests: patched kernel | vanilla kernel, init_on_free=1, harness self-test
 ) &
 others=$!
 LUF_DISK=$build/disk.img LUF_DISK_XFS=$build/xfs.img LUF_DISK_SQ=$build/sq.img \
-	run_vm patched "$kp" 3000
+	LUF_DISK_SWAP=$build/swap.img run_vm patched "$kp" 3000
 rc_patched=$?
 wait $others
 echo "   guests done"

@@ -53,7 +53,10 @@ fi
 # disk_by_serial): LUF_DISK_XFS, an XFS image (the xfs module's test), and
 # LUF_DISK_SQ, a raw disk on a single virtqueue: with one hardware queue
 # blk-mq completes requests submitted on other CPUs in softirq (BLOCK_SOFTIRQ),
-# the context in which luf's hooks must not flush.
+# the context in which luf's hooks must not flush; LUF_DISK_SWAP, a raw
+# disk for a swap partition that hibernation writes its image to (a swap
+# file would do on a kernel that lets a mounted device be written to,
+# CONFIG_BLK_DEV_WRITE_MOUNTED, which allnoconfig leaves off).
 extra_disks=()
 if [ -n "${LUF_DISK_XFS:-}" ]; then
 	extra_disks+=(-drive "file=$LUF_DISK_XFS,if=none,id=dxfs,format=raw,cache=unsafe"
@@ -62,6 +65,10 @@ fi
 if [ -n "${LUF_DISK_SQ:-}" ]; then
 	extra_disks+=(-drive "file=$LUF_DISK_SQ,if=none,id=dsq,format=raw,cache=unsafe"
 		      -device virtio-blk-pci,drive=dsq,serial=luf-sq,num-queues=1)
+fi
+if [ -n "${LUF_DISK_SWAP:-}" ]; then
+	extra_disks+=(-drive "file=$LUF_DISK_SWAP,if=none,id=dswap,format=raw,cache=unsafe"
+		      -device virtio-blk-pci,drive=dswap,serial=luf-swap)
 fi
 
 cmdline="console=ttyS0 luftest.suite=$suite panic_on_warn=1 panic=-1 oops=panic"
