@@ -118,33 +118,34 @@ int luf_set_enabled(bool on)
  * well, and pauses the same way.  Tasks are thawed before the POST events,
  * so deferral starts again into a running system.
  */
+static void luf_set_paused(bool pause)
+{
+	mutex_lock(&luf_state_lock);
+	if (pause != luf_paused) {
+		WRITE_ONCE(luf_paused, pause);
+		if (luf_on) {
+			if (pause)
+				luf_defer_stop();
+			else
+				luf_defer_start();
+			pr_info("deferral %s hibernation\n",
+				pause ? "paused for" : "resumed after");
+		}
+	}
+	mutex_unlock(&luf_state_lock);
+}
+
 static int luf_pm_notify(struct notifier_block *nb, unsigned long action,
 			 void *data)
 {
 	switch (action) {
 	case PM_HIBERNATION_PREPARE:
 	case PM_RESTORE_PREPARE:
-		mutex_lock(&luf_state_lock);
-		if (!luf_paused) {
-			WRITE_ONCE(luf_paused, true);
-			if (luf_on) {
-				luf_defer_stop();
-				pr_info("deferral paused for hibernation\n");
-			}
-		}
-		mutex_unlock(&luf_state_lock);
+		luf_set_paused(true);
 		break;
 	case PM_POST_HIBERNATION:
 	case PM_POST_RESTORE:
-		mutex_lock(&luf_state_lock);
-		if (luf_paused) {
-			WRITE_ONCE(luf_paused, false);
-			if (luf_on) {
-				luf_defer_start();
-				pr_info("deferral resumed after hibernation\n");
-			}
-		}
-		mutex_unlock(&luf_state_lock);
+		luf_set_paused(false);
 		break;
 	}
 	return NOTIFY_DONE;
