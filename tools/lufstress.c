@@ -83,6 +83,21 @@
  *		new contents are written elsewhere and moved in with
  *		UFFDIO_MOVE (then write-protected again, after the readers
  *		had their look).
+ *   device	private anonymous memory, read-only, that a device driver
+ *		fills: the writer frees it with MADV_FREE, lets reclaim
+ *		discard it, then migrates the empty range to device memory
+ *		(lib/test_hmm's /dev/hmm_dmirror0: migrate_vma_*(), which
+ *		fills each empty PTE with a device-private entry, without a
+ *		fault) and publishes: the device's contents are zeros, and
+ *		a reader must fault to see them.  Then it writes new
+ *		contents through the CPU and makes the area read-only again.
+ *
+ *		uffd-copy and device hold the readers still from a whole
+ *		sweep after MADV_FREE (which flushes) until the new contents
+ *		are published: each reader's TLB then holds every page when
+ *		reclaim unmaps them, and no reader faults in the window (a
+ *		fault would map the zero page, whose replacement flushes the
+ *		whole mm, and a missing page's fault counts for nothing).
  *
  * Unmapping source (--source):
  *   migrate	move_pages(2) ping-pong between node 0 and node 1 (default)
@@ -123,9 +138,12 @@
  *		file does while its pages migrate
  *
  * Output: one line of "key=value" counters (large: pages of the area in
- * large folios at the start, -1 if /proc/kpageflags cannot be read); exit
- * status 1 if any violation
- * was seen, 2 on a usage or setup error.
+ * large folios at the start, -1 if /proc/kpageflags cannot be read;
+ * uffd_moved: pages put in place by UFFDIO_COPY or UFFDIO_MOVE, or taken by
+ * the device; kept:
+ * uffd-copy pages and device passes that reclaim did not discard, which
+ * test nothing); exit status 1 if any violation was seen, 2 on a usage or
+ * setup error.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -176,12 +194,12 @@ struct uffdio_move {
 enum mode {
 	M_ANON, M_FILE, M_SHMEM, M_SPLIT, M_WRITE, M_TRUNCATE, M_COW, M_MPROTECT,
 	M_MPROTECT_SHARED, M_UFFD_MOVE, M_FUSE_STORE, M_FUSE_INVAL, M_FORCE,
-	M_UFFD_COPY, NR_MODES,
+	M_UFFD_COPY, M_DEVICE, NR_MODES,
 };
 static const char *const mode_names[NR_MODES] = {
 	"anon", "file", "shmem", "split", "write", "truncate", "cow", "mprotect",
 	"mprotect-shared", "uffd-move", "fuse-store", "fuse-inval", "force",
-	"uffd-copy",
+	"uffd-copy", "device",
 };
 
 static enum mode mode = M_ANON;
@@ -211,19 +229,21 @@ struct shared {
 	_Atomic long epoch_pass;	/* pass_started when epoch was published */
 	_Atomic long away;		/* uffd-move: odd while the pages are moved away */
 	_Atomic int split_done;		/* split: the hog split the area, its turn is over */
-	_Atomic long hold_gen;		/* split: odd while readers must hold still */
-	_Atomic long hold_ack[64];	/* split: the hold_gen each reader holds for */
+	_Atomic long hold_gen;		/* split, uffd-copy, device: odd while
+					 * readers must hold still */
+	_Atomic long hold_ack[64];	/* ... the hold_gen each reader holds for */
 };
 static struct shared *shm;
 static _Atomic long violations, reads, migrated, npasses, moves_failed, hogged;
 static _Atomic uint64_t first_bad, first_bad_expected;
-static _Atomic long sigbus, early, moves, in_window;
+static _Atomic long sigbus, early, moves, in_window, kept;
 static long quiet_ms;
 static int pass_bound, use_aio, is_blk, split_no_zero, use_pread, use_move;
 static long hog_cpu = -1;
 static aio_context_t aio_ctx;
 static pid_t child = -1, hog_pid = -1;
 static int mem_fd = -1;			/* force: /proc/self/mem */
+static int dev_fd = -1;			/* device: /dev/hmm_dmirror0 */
 static _Atomic long *hog_rounds;
 static __thread sigjmp_buf reader_jmp;
 
@@ -278,7 +298,8 @@ static int bytes_from(uint64_t v, uint64_t a, uint64_t b)
  * May a reader that saw epochs e1 (before) and e2 (after its load) read @v
  * from word i of page p?  The contents may be one epoch ahead of what was
  * published (the writer is at work), never behind.  In truncate mode a page
- * may also read zero (truncated, not yet refilled).  A word the writer is
+ * may also read zero (truncated, not yet refilled), in device mode too (the
+ * device's contents).  A word the writer is
  * copying in (pwrite) may be torn between two acceptable values.
  */
 static int acceptable(uint64_t v, long p, long i, uint64_t e1, uint64_t e2)
@@ -289,7 +310,7 @@ static int acceptable(uint64_t v, long p, long i, uint64_t e1, uint64_t e2)
 		return v == 0;
 	if (v - base >= e1 && v - base <= e2 + 1)
 		return 1;
-	if (mode == M_TRUNCATE && v == 0)
+	if ((mode == M_TRUNCATE || mode == M_DEVICE) && v == 0)
 		return 1;
 	if (mode != M_TRUNCATE && mode != M_WRITE && mode != M_FUSE_STORE &&
 	    mode != M_FUSE_INVAL && mode != M_FORCE && mode != M_UFFD_COPY)
@@ -347,10 +368,54 @@ static void split_hold(long cpu)
 		;
 }
 
+/*
+ * uffd-copy, device: called before each sweep.  A reader that sees a new
+ * hold sweeps the whole area once more before it holds still, so that its
+ * TLB caches every page again after the writer's MADV_FREE flushed them.
+ */
+static void sweep_hold(long cpu, volatile long *seen)
+{
+	long g = atomic_load_explicit(&shm->hold_gen, memory_order_acquire);
+
+	if (!(g & 1))
+		return;
+	if (*seen != g) {
+		*seen = g;
+		return;
+	}
+	split_hold(cpu);
+}
+
+/*
+ * Begin a hold and wait until every reader holds still.  At the end of the
+ * run a reader may have left its loop without holding: then the hold is
+ * ended at once and 0 returned.  Otherwise end it with release_readers().
+ */
+static int hold_readers(void)
+{
+	long g = atomic_fetch_add(&shm->hold_gen, 1) + 1, i;
+
+	for (i = 0; i < nreaders; i++)
+		while (atomic_load_explicit(&shm->hold_ack[i],
+					    memory_order_acquire) != g) {
+			if (atomic_load(&shm->stop)) {
+				atomic_fetch_add(&shm->hold_gen, 1);
+				return 0;
+			}
+			usleep(100);
+		}
+	return 1;
+}
+
+static void release_readers(void)
+{
+	atomic_fetch_add_explicit(&shm->hold_gen, 1, memory_order_release);
+}
+
 static void *reader(void *arg)
 {
 	long cpu = (long)arg, n = page_size / 8;
-	volatile long i = cpu * 61;
+	volatile long i = cpu * 61, seen = 0;
 
 	bench_pin(cpu);
 	/*
@@ -368,6 +433,9 @@ static void *reader(void *arg)
 	}
 	while (!atomic_load_explicit(&shm->stop, memory_order_relaxed)) {
 		long p;
+
+		if (mode == M_UFFD_COPY || mode == M_DEVICE)
+			sweep_hold(cpu, &seen);
 
 		for (p = 0; p < npages; p++) {
 			uint64_t e1;
@@ -478,28 +546,16 @@ static void refiller(void)
 				return;
 			else
 				sleep_ms(1);
-		long g = atomic_fetch_add(&shm->hold_gen, 1) + 1, i;
-
-		/*
-		 * At the end a reader may have left its loop without
-		 * holding: then the area is left as it is.
-		 */
-		for (i = 0; i < nreaders; i++)
-			while (atomic_load_explicit(&shm->hold_ack[i],
-						    memory_order_acquire) != g) {
-				if (atomic_load(&shm->stop)) {
-					atomic_fetch_add(&shm->hold_gen, 1);
-					return;
-				}
-				usleep(100);
-			}
+		/* At the end the area is left as it is. */
+		if (!hold_readers())
+			return;
 		if (mprotect(area, len, PROT_READ | PROT_WRITE) ||
 		    madvise(area, len, MADV_DONTNEED))
 			die("mprotect/madvise(MADV_DONTNEED)");
 		fill_split();
 		if (mprotect(area, len, PROT_READ))
 			die("mprotect");
-		atomic_fetch_add_explicit(&shm->hold_gen, 1, memory_order_release);
+		release_readers();
 		atomic_fetch_add(&migrated, npages);
 		atomic_fetch_add(&npasses, 1);
 		if (passes && pass + 1 >= passes)
@@ -519,7 +575,7 @@ static void *migrator(void *arg)
 	if (hog_cpu >= 0)
 		bench_pin(hog_cpu);
 	/* Their writers reclaim the pages themselves, see the modes. */
-	if (mode == M_FUSE_INVAL || mode == M_UFFD_COPY)
+	if (mode == M_FUSE_INVAL || mode == M_UFFD_COPY || mode == M_DEVICE)
 		return NULL;
 	if (pageout) {
 		pageouter();
@@ -656,6 +712,22 @@ static void write_protect(void)
 }
 
 /*
+ * Make @a writable without a fault (mprotect(2)), write epoch @e into it
+ * and make it read-only again.
+ */
+static void write_unprotected(uint64_t *a, uint64_t e)
+{
+	long p;
+
+	if (mprotect(a, npages * page_size, PROT_READ | PROT_WRITE))
+		die("mprotect");
+	for (p = 0; p < npages; p++)
+		fill_page(a + p * page_size / 8, p, e);
+	if (mprotect(a, npages * page_size, PROT_READ))
+		die("mprotect");
+}
+
+/*
  * mprotect-shared: the writer is a process of its own, so that nothing it
  * does flushes the readers' mm, and writes through its own mapping of the
  * file.  The PTEs must be present and read-only for mprotect() to upgrade
@@ -663,7 +735,6 @@ static void write_protect(void)
  */
 static void shared_writer(void)
 {
-	size_t len = npages * page_size;
 	volatile uint64_t sum = 0;
 	long p;
 
@@ -672,12 +743,7 @@ static void shared_writer(void)
 	while (!atomic_load(&shm->stop)) {
 		uint64_t e = atomic_load(&shm->epoch) + 1;
 
-		if (mprotect(area, len, PROT_READ | PROT_WRITE))
-			die("mprotect");
-		for (p = 0; p < npages; p++)
-			fill_page(area + p * page_size / 8, p, e);
-		if (mprotect(area, len, PROT_READ))
-			die("mprotect");
+		write_unprotected(area, e);
 		publish(e);
 		sleep_ms(20);
 	}
@@ -1035,8 +1101,135 @@ static void uffd_copy_all(uint64_t e)
 		uffd_wp_range(dst, page_size, 0);
 		memcpy(dst, buf, page_size);
 		uffd_wp_range(dst, page_size, 1);
+		atomic_fetch_add(&kept, 1);
 	}
 	free(buf);
+}
+
+/*
+ * uffd-copy, device: let reclaim discard the MADV_FREE'd pages, in one
+ * pass: it drains this CPU's batch of lazily freed folios first (the
+ * writer stays on its CPU), and a second pass would begin by flushing what
+ * the first deferred (flush_tlb_batched_pending()), the stale entries the
+ * test is about included.  --move: the folios written to be moved need the
+ * first pass to drain them; the second discards.
+ */
+static void discard_all(void)
+{
+	if (madvise(area, npages * page_size, MADV_PAGEOUT) ||
+	    (use_move && madvise(area, npages * page_size, MADV_PAGEOUT)))
+		die("madvise(MADV_PAGEOUT)");
+}
+
+/*
+ * uffd-copy, device: new folios wait in the LRU batch of the CPU that made
+ * them (the setup's, or the readers' that fault pages back from the
+ * device), off the LRU, where MADV_FREE cannot mark them and reclaim cannot
+ * take them: uffd-copy would then rewrite them in place, for good, and
+ * device mode would skip every pass.  move_pages(2) drains every CPU's batches before it
+ * moves anything (lru_cache_disable()); the page asked for is a page of
+ * its own, already on the node it is asked to go to.
+ */
+static void drain_lru_batches(void)
+{
+	static uint64_t *page;
+	int node, status;
+
+	if (!page) {
+		page = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (page == MAP_FAILED)
+			die("mmap");
+		*page = 1;
+	}
+	if (syscall(SYS_move_pages, 0, 1L, &page, NULL, &node, 0) < 0 ||
+	    node < 0 ||
+	    syscall(SYS_move_pages, 0, 1L, &page, &node, &status, 0) < 0)
+		die("move_pages (LRU drain)");
+}
+
+/*
+ * uffd-copy, device: free the area lazily (MADV_FREE, which flushes), hold
+ * the readers still once their TLBs cache it again, and let reclaim
+ * discard it.  Returns 0 when the run ended first (no hold then);
+ * otherwise the caller puts the new contents in place, publishes and
+ * calls release_readers().
+ */
+static int free_and_discard(void)
+{
+	drain_lru_batches();
+	if (madvise(area, npages * page_size, MADV_FREE))
+		die("madvise(MADV_FREE)");
+	if (!hold_readers())
+		return 0;
+	discard_all();
+	atomic_fetch_add(&migrated, npages);
+	atomic_fetch_add(&npasses, 1);
+	return 1;
+}
+
+/* How many pages of the area are still mapped (reclaim kept them)? */
+static long resident_pages(void)
+{
+	unsigned char vec[npages];
+	long p, n = 0;
+
+	if (mincore(area, npages * page_size, vec))
+		die("mincore");
+	for (p = 0; p < npages; p++)
+		n += vec[p] & 1;
+	return n;
+}
+
+/*
+ * device: lib/test_hmm's interface (lib/test_hmm_uapi.h in the kernel
+ * source; no distribution installs it).  MIGRATE_TO_DEV migrates a range of
+ * the caller's memory to the device's private memory, empty PTEs included
+ * (as a GPU driver does to place a buffer before the CPU touches it), and
+ * copies what the device then holds to @ptr.
+ */
+struct hmm_dmirror_cmd {
+	__u64 addr;
+	__u64 ptr;
+	__u64 npages;
+	__u64 cpages;
+	__u64 faults;
+};
+#define HMM_DMIRROR_MIGRATE_TO_DEV	_IOWR('H', 0x02, struct hmm_dmirror_cmd)
+static void *dev_buf;
+
+static void device_migrate_all(void)
+{
+	struct hmm_dmirror_cmd cmd = {
+		.addr = (uintptr_t)area,
+		.ptr = (uintptr_t)dev_buf,
+		.npages = npages,
+	};
+
+	if (ioctl(dev_fd, HMM_DMIRROR_MIGRATE_TO_DEV, &cmd))
+		die("ioctl(HMM_DMIRROR_MIGRATE_TO_DEV)");
+	atomic_fetch_add(&moves, cmd.cpages);
+}
+
+static void device_setup(size_t len)
+{
+	long p;
+
+	dev_fd = open("/dev/hmm_dmirror0", O_RDWR | O_CLOEXEC);
+	if (dev_fd < 0)
+		die("/dev/hmm_dmirror0 (CONFIG_TEST_HMM)");
+	dev_buf = malloc(len);
+	area = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!dev_buf || area == MAP_FAILED)
+		die("malloc/mmap");
+	/* Device migration would split a huge page: keep it out. */
+	if (madvise(area, len, MADV_NOHUGEPAGE))
+		die("madvise(MADV_NOHUGEPAGE)");
+	for (p = 0; p < npages; p++)
+		fill_page(area + p * page_size / 8, p, 0);
+	if (mprotect(area, len, PROT_READ))
+		die("mprotect");
 }
 
 /* uffd-copy: missing pages raise SIGBUS; write-protection for MODE_WP. */
@@ -1157,12 +1350,12 @@ static void *writer(void *arg)
 	long p;
 
 	/*
-	 * uffd-copy --move: the folios written to be moved wait in per-CPU
-	 * LRU batches (holding a reference, which keeps reclaim from
-	 * discarding them once moved), and MADV_PAGEOUT drains only its own
-	 * CPU's: stay on one.
+	 * uffd-copy, device: MADV_FREE leaves the folios in a per-CPU LRU
+	 * batch (so do the folios uffd-copy --move writes to be moved), which
+	 * holds a reference that keeps reclaim from discarding them, and
+	 * MADV_PAGEOUT drains only its own CPU's: stay on one.
 	 */
-	if (mode == M_UFFD_COPY && use_move)
+	if (mode == M_UFFD_COPY || mode == M_DEVICE)
 		bench_pin(nreaders - 1);
 	while (!atomic_load(&shm->stop)) {
 		uint64_t e = atomic_load(&shm->epoch) + 1;
@@ -1253,12 +1446,7 @@ static void *writer(void *arg)
 			continue;
 		case M_MPROTECT:
 			/* Upgrade without a fault, write, downgrade. */
-			if (mprotect(warea, npages * page_size, PROT_READ | PROT_WRITE))
-				die("mprotect");
-			for (p = 0; p < npages; p++)
-				fill_page(warea + p * page_size / 8, p, e);
-			if (mprotect(warea, npages * page_size, PROT_READ))
-				die("mprotect");
+			write_unprotected(warea, e);
 			break;
 		case M_MPROTECT_SHARED: {
 			pid_t pid = fork();
@@ -1333,23 +1521,39 @@ static void *writer(void *arg)
 					fill_page(warea + p * page_size / 8, p, e);
 				uffd_wp(1);
 			}
-			if (madvise(area, npages * page_size, MADV_FREE) ||
-			    madvise(area, npages * page_size, MADV_PAGEOUT))
-				die("madvise(MADV_FREE/MADV_PAGEOUT)");
-			/*
-			 * --move: MADV_FREE leaves the folios in a per-CPU
-			 * batch; until it is drained they look like any
-			 * anonymous folio to reclaim, which cannot swap them
-			 * here.  The first pass drained this CPU's batch, a
-			 * second one discards what the first one kept.
-			 */
-			if (use_move &&
-			    madvise(area, npages * page_size, MADV_PAGEOUT))
-				die("madvise(MADV_PAGEOUT)");
-			atomic_fetch_add(&migrated, npages);
-			atomic_fetch_add(&npasses, 1);
+			if (!free_and_discard())
+				return NULL;
 			uffd_copy_all(e);
-			break;
+			publish(e);
+			release_readers();
+			sleep_ms(20);
+			continue;
+		case M_DEVICE:
+			/*
+			 * New contents through the CPU, then read-only again:
+			 * luf defers only the flushes of read-only unmaps.
+			 */
+			write_unprotected(area, e);
+			publish(e);
+			if (!free_and_discard())
+				return NULL;
+			/*
+			 * A page reclaim kept would be copied to the device
+			 * as it is (and its unmap flushes the whole mm): such
+			 * a pass tests nothing, and the epoch stays.  Else the
+			 * device's zeros are epoch e + 1 (a page the device
+			 * could not take reads the zero page), and the next
+			 * pass writes e + 2.
+			 */
+			if (!resident_pages()) {
+				device_migrate_all();
+				publish(e + 1);
+			} else {
+				atomic_fetch_add(&kept, 1);
+			}
+			release_readers();
+			sleep_ms(20);
+			continue;
 		case M_COW:
 			/* Each first write is a write fault reusing the page. */
 			for (p = 0; p < npages; p++)
@@ -1406,6 +1610,10 @@ static void setup(void)
 	}
 	if (mode == M_UFFD_COPY) {
 		uffd_copy_setup(len);
+		return;
+	}
+	if (mode == M_DEVICE) {
+		device_setup(len);
 		return;
 	}
 	if (mode == M_SHMEM) {
@@ -1532,7 +1740,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: lufstress [-m anon|file|shmem|split|write|truncate|cow|mprotect|\n"
 		"                     mprotect-shared|uffd-move|fuse-store|fuse-inval|\n"
-		"                     force|uffd-copy]\n"
+		"                     force|uffd-copy|device]\n"
 		"                 [-n pages] [-d seconds | -p passes] [-t readers]\n"
 		"                 [-f file] [--hog-mib MiB] [--source migrate|pageout]\n"
 		"                 [--quiet-ms ms] [--pass-bound] [--aio] [--no-zero]\n"
@@ -1611,7 +1819,8 @@ int main(int argc, char **argv)
 	if (optind != argc || (pass_bound && !pageout) ||
 	    (mode == M_SPLIT && (pageout || !hog_mib)) ||
 	    (split_no_zero && mode != M_SPLIT) ||
-	    ((mode == M_FUSE_INVAL || mode == M_UFFD_COPY) && pageout) ||
+	    ((mode == M_FUSE_INVAL || mode == M_UFFD_COPY ||
+	      mode == M_DEVICE) && pageout) ||
 	    (use_pread && ((mode != M_FILE && mode != M_WRITE) || !hog_mib)) ||
 	    (hog_cpu >= 0 && !hog_mib) || (use_move && mode != M_UFFD_COPY))
 		usage();
@@ -1659,11 +1868,11 @@ int main(int argc, char **argv)
 	if (mode == M_FUSE_STORE || mode == M_FUSE_INVAL)
 		fuse_teardown();
 
-	printf("mode=%s pages=%ld large=%ld passes=%ld migrated=%ld move_failed=%ld reads=%ld hog_rounds=%ld epoch=%llu sigbus=%ld early=%ld in_window=%ld uffd_moved=%ld violations=%ld",
+	printf("mode=%s pages=%ld large=%ld passes=%ld migrated=%ld move_failed=%ld reads=%ld hog_rounds=%ld epoch=%llu sigbus=%ld early=%ld in_window=%ld uffd_moved=%ld kept=%ld violations=%ld",
 	       mode_names[mode], npages, large, (long)npasses, (long)migrated,
 	       (long)moves_failed, (long)reads, (long)hogged,
 	       (unsigned long long)shm->epoch, (long)sigbus, (long)early,
-	       (long)in_window, (long)moves, (long)violations);
+	       (long)in_window, (long)moves, (long)kept, (long)violations);
 	if (violations)
 		printf(" first_bad=%#llx expected=%#llx",
 		       (unsigned long long)first_bad,
