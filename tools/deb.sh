@@ -23,6 +23,7 @@ mkdir -p "$stage/tools"
 cp core-hooks.patch "$stage/"
 cp tools/*.c tools/*.h tools/Makefile tools/lufctl-man.sh \
    tools/lufctl.bash-completion "$stage/tools/"
+cp -r tools/lufctl "$stage/tools/"
 cp -r tools/debian "$stage/debian"
 # The changelog's date: the last commit's, so that two builds of one
 # commit make the same packages.

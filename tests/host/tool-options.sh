@@ -24,7 +24,7 @@ for t in "${tools[@]}"; do
 	extra=$(tr -d "$shared" <<<"$opts")
 	[ -z "$extra" ] || bad="$bad $t: -$extra;"
 done
-lopts=$(grep -o 'getopt_long(argc, argv, "[^"]*"' "$top/tools/lufctl.c" | sed 's/.*"\(.*\)"/\1/' | tr -d ':')
+lopts=$(grep -o 'getopt_long(argc, argv, "[^"]*"' "$top/tools/lufctl/main.c" | sed 's/.*"\(.*\)"/\1/' | tr -d ':')
 clash=$(tr -cd "$shared" <<<"$lopts")
 [ -z "$clash" ] || bad="$bad lufctl: -$clash means something else in the benchmarks;"
 if [ -z "$bad" ]; then

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What lufctl's files share.  main.c parses the options and dispatches to
+ * one command per file (status.c, stats.c, set.c, watch.c, ab.c); nl.c
+ * speaks luf's generic netlink family; proc.c reads /proc; util.c holds
+ * the error, number, time and signal helpers.  ab's statistics have a
+ * header of their own, abstat.h, for the unit test.  Every non-static
+ * function and variable starts with lufctl_.
+ */
+#ifndef LUFCTL_H
+#define LUFCTL_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <linux/luf_netlink.h>
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
+
+/* The name messages start with, whatever the binary is called. */
+#define LUFCTL_NAME	"lufctl"
+
+/* Exit statuses; --help documents them. */
+enum {
+	EX_OK		= 0,
+	EX_RUNTIME	= 1,
+	EX_USAGE	= 2,
+	EX_NOLUF	= 3,
+	EX_PERM		= 4,
+};
+
+/* ------------------------------------------------------------------ */
+/* Options and commands (main.c) */
+
+enum {
+	OPT_JSON	= 1 << 0,
+	OPT_VERBOSE	= 1 << 1,
+	OPT_NO_CHECK	= 1 << 2,
+	OPT_INTERVAL	= 1 << 3,
+	OPT_COUNT	= 1 << 4,
+	OPT_ROUNDS	= 1 << 5,
+	OPT_SETTLE	= 1 << 6,
+};
+
+struct opts {
+	unsigned int given;	/* OPT_* seen on the command line */
+	bool json, verbose, no_check;
+	double interval;	/* seconds; the default depends on the command */
+	double settle;
+	uint32_t count;
+	uint32_t rounds;
+};
+
+/* Limits of the numeric options, also printed by --help. */
+#define INTERVAL_MIN	0.01
+#define INTERVAL_MAX	86400.0
+#define SETTLE_MAX	3600.0
+#define ROUNDS_MAX	1000
+
+/* At most this many KEY=VALUE pairs in one set (duplicates with --no-check). */
+#define SET_MAX_PAIRS	256
+
+/*
+ * A command, defined in its own file next to the text that documents it:
+ * main.c assembles --help from the synopsis and help of every command.
+ */
+struct lufctl_command {
+	const char *name;
+	int (*fn)(struct opts *o, int argc, char **argv);
+	unsigned int opts;	/* the OPT_* it accepts besides -v */
+	bool args;		/* takes positional arguments */
+	double interval;	/* --interval's default, for those taking it */
+	const char *synopsis;	/* its line under SYNOPSIS */
+	const char *help;	/* its entry under COMMANDS */
+};
+
+extern const struct lufctl_command lufctl_cmd_status;
+extern const struct lufctl_command lufctl_cmd_stats;
+extern const struct lufctl_command lufctl_cmd_set;
+extern const struct lufctl_command lufctl_cmd_watch;
+extern const struct lufctl_command lufctl_cmd_ab;
+
+void lufctl_usage_hint(void);
+
+/* ------------------------------------------------------------------ */
+/* Errors, numbers, time and signals (util.c) */
+
+void __printf(1, 2) lufctl_err(const char *fmt, ...);
+void lufctl_err_capture(char *buf, size_t len);
+
+bool lufctl_parse_u32(const char *s, uint32_t *out);
+bool lufctl_parse_seconds(const char *s, double *out);
+
+double lufctl_now(void);
+struct timespec lufctl_timespec(double s);
+
+/*
+ * watch and ab stop on a signal.  The handler only records it; the signals
+ * stay blocked except inside ppoll(), so one that arrives while we talk to
+ * the kernel is seen at the next wait instead of being lost between a
+ * check of the flag and the wait.
+ */
+extern sigset_t lufctl_wait_mask;	/* to wait with: stop signals open */
+
+void lufctl_catch_stop_signals(void);
+int lufctl_stop_signal(void);
+bool lufctl_nap(double s);
+
+/* ------------------------------------------------------------------ */
+/* /proc (proc.c) */
+
+bool lufctl_proc_tlb_shootdowns(uint64_t *sum);
+void lufctl_proc_vmstat(const char *const *names, unsigned int nr,
+			uint64_t *v, bool *have);
+
+/* ------------------------------------------------------------------ */
+/* The family's attributes */
+
+/*
+ * The knobs: the attributes SET accepts, with their sysfs names and ranges
+ * (set.c).  The ranges mirror the module's validation only to give a clear
+ * message before sending; the kernel stays the authority (see --no-check).
+ */
+struct knob {
+	const char *name;
+	int attr;
+	uint32_t min, max;
+	const char *doc;
+};
+
+#define NR_KNOBS	(LUF_A_STATUS_STATS_INTERVAL_MS - LUF_A_STATUS_ENABLED + 1)
+
+extern const struct knob lufctl_knobs[NR_KNOBS];
+
+/* STATUS_GET's reply, in the order of the attribute enum (nl.c). */
+struct field {
+	const char *name;
+	bool u64;
+};
+
+#define STATUS_FIRST	LUF_A_STATUS_ENABLED
+#define STATUS_LAST	LUF_A_STATUS_OLDEST_PENDING_MS
+
+extern const struct field lufctl_status_fields[STATUS_LAST + 1];
+
+/*
+ * The counters, in the order (and with the names) of
+ * /sys/kernel/debug/luf/stats (nl.c).  Counter i is attribute
+ * LUF_A_STATS_OFFERED + i.
+ */
+#define NR_STATS	(LUF_A_STATS_FLUSH_NOOP - LUF_A_STATS_OFFERED + 1)
+#define STAT(x)		(LUF_A_STATS_##x - LUF_A_STATS_OFFERED)
+
+extern const char *const lufctl_stat_names[NR_STATS];
+
+struct status {
+	uint64_t v[STATUS_LAST + 1];
+	bool have[STATUS_LAST + 1];
+	bool got;
+};
+
+struct stats {
+	uint64_t v[NR_STATS];
+	bool have[NR_STATS];
+	bool got;
+};
+
+/* ------------------------------------------------------------------ */
+/* Netlink (nl.c) */
+
+struct nl_sock;
+struct nlmsghdr;
+
+struct lufctl_nl {
+	struct nl_sock *sk;
+	int family;
+};
+
+/* One KEY=VALUE of a SET request. */
+struct pair {
+	const struct knob *knob;
+	uint32_t value;
+};
+
+void lufctl_nl_init(void);
+int lufctl_nl_open(struct lufctl_nl *n);
+void lufctl_nl_close(struct lufctl_nl *n);
+int lufctl_nl_get_status(struct lufctl_nl *n, struct status *st);
+int lufctl_nl_get_stats(struct lufctl_nl *n, struct stats *s);
+int lufctl_nl_parse_stats(struct nlmsghdr *nlh, struct stats *s);
+int lufctl_nl_set(struct lufctl_nl *n, const struct pair *p, unsigned int nr,
+		  bool *refused);
+
+/* ------------------------------------------------------------------ */
+/* Printing replies (status.c) */
+
+int lufctl_print_pairs(const char *what, const char *const *names,
+		       const uint64_t *v, const bool *have, unsigned int nr,
+		       bool json);
+int lufctl_print_status(const struct status *st, bool json);
+
+#endif /* LUFCTL_H */

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lufctl: luf's control tool, over the "luf" generic netlink family.
+ *
+ * status, stats and set are thin wrappers of the family's three "do"
+ * operations; watch and ab are the reasons the tool exists: watch shows
+ * what luf does second by second next to the system's TLB shootdowns, and
+ * ab measures what luf buys on the running host by switching it off and on
+ * in alternation while the workload of interest runs.
+ *
+ * Usage errors are caught before any netlink traffic (exit status 2), so
+ * that they are reported the same way whether or not luf.ko is loaded.
+ * The kernel checks everything again; --no-check lets its answers (and
+ * their extended-ack messages) through for testing.
+ *
+ * The documentation is `lufctl --help`, and module/ABI for the family
+ * itself; the man page, lufctl(8), is made from --help by
+ * tools/lufctl-man.sh.  Each command documents itself next to its code
+ * (struct lufctl_command); this file puts the pieces together.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lufctl.h"
+
+/* dkms.conf's PACKAGE_VERSION, passed in by tools/Makefile. */
+#ifndef LUF_VERSION
+#error "build lufctl with -DLUF_VERSION (tools/Makefile does)"
+#endif
+
+void lufctl_usage_hint(void)
+{
+	fprintf(stderr,
+		"usage: lufctl [--json] [-v] COMMAND [ARGS]\n"
+		"commands: status, stats, set KEY=VALUE..., watch [--interval S] [--count N],\n"
+		"          ab [--rounds N] [--interval S] [--settle S], help\n"
+		"Try 'lufctl --help' for more information.\n");
+}
+
+static int cmd_help(struct opts *o, int argc, char **argv);
+
+static const struct lufctl_command help_command = {
+	.name		= "help",
+	.fn		= cmd_help,
+	.opts		= ~0u,
+	.args		= true,
+	.synopsis	= "lufctl help | --help",
+	.help		=
+"    help\n"
+"        Print this text.\n",
+};
+
+/* In the order --help lists them. */
+static const struct lufctl_command *const commands[] = {
+	&lufctl_cmd_status,
+	&lufctl_cmd_stats,
+	&lufctl_cmd_set,
+	&lufctl_cmd_watch,
+	&lufctl_cmd_ab,
+	&help_command,
+};
+
+/*
+ * --help, also the man page (tools/lufctl-man.sh): these sections, then
+ * each command's synopsis and help, the options and the keys of set.
+ */
+static const char manual_head[] =
+"NAME\n"
+"    lufctl - query, tune and measure luf (lazy unmap flush)\n"
+"\n"
+"SYNOPSIS\n";
+
+static const char manual_tail[] =
+"\n"
+"EXIT STATUS\n"
+"    0    Success.\n"
+"    1    Runtime error: a netlink failure, the kernel refused a value\n"
+"         (its message is printed), a write to stdout failed, or ab could\n"
+"         not restore enabled (\"could not restore enabled=X: reason\").\n"
+"    2    Usage error: bad command, option, key or value (syntax or range),\n"
+"         caught before anything is sent.\n"
+"    3    luf is not loaded: the \"" LUF_FAMILY_NAME "\" generic netlink family is not\n"
+"         registered.\n"
+"    4    Not permitted: set and ab need CAP_NET_ADMIN.\n"
+"    130  ab was interrupted by SIGINT (143 for SIGTERM, 129 for SIGHUP);\n"
+"         enabled was restored.\n"
+"\n"
+"EXAMPLES\n"
+"    lufctl status\n"
+"    lufctl stats --json\n"
+"    lufctl set max_defer_ms=20 max_pages=4096\n"
+"    lufctl -v set enabled=0\n"
+"    lufctl watch --interval 0.5 --count 20\n"
+"    lufctl ab --rounds 10 --interval 5 --json > ab.json\n"
+"\n"
+"SEE ALSO\n"
+"    This text is also lufctl's man page, lufctl(8).  The generic netlink\n"
+"    family, the sysfs knobs and the counters are described in module/ABI\n"
+"    of luf's source tree (/usr/share/doc/luf-tools/ABI.gz in the Debian\n"
+"    package).\n";
+
+static void print_manual(void)
+{
+	unsigned int i;
+
+	fputs(manual_head, stdout);
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		printf("    %s\n", commands[i]->synopsis);
+	printf(
+"    lufctl --version\n"
+"\n"
+"DESCRIPTION\n"
+"    lufctl talks to the luf kernel module through its generic netlink\n"
+"    family \"" LUF_FAMILY_NAME "\" (version %d).  The knobs it sets are the files of\n"
+"    /sys/kernel/mm/luf/ and go through the same validation in the kernel;\n"
+"    the counters it reads are those of /sys/kernel/debug/luf/stats.\n"
+"    Options may be given before or after the command.\n"
+"\n"
+"COMMANDS\n",
+	       LUF_FAMILY_VERSION);
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		printf("%s\n", commands[i]->help);
+	printf(
+"OPTIONS\n"
+"    -j, --json\n"
+"        Print JSON (status, stats, ab; set with -v).\n"
+"    -v, --verbose\n"
+"        set: print the status after the change.  watch: print the stats\n"
+"        group's snapshots.  ab: print progress on stderr.\n"
+"    --no-check\n"
+"        set: skip the client-side range, duplicate and empty-request checks\n"
+"        and let the kernel judge (for testing its validation).  The value\n"
+"        must still be a decimal 32-bit number, and at most %d pairs may\n"
+"        be given.\n"
+"    -i, --interval S\n"
+"        watch, ab: the interval in seconds, %g to %g.\n"
+"    --count N\n"
+"        watch: stop after N lines (N >= 1).\n"
+"    -r, --rounds N\n"
+"        ab: the number of rounds, 1 to %d.\n"
+"    --settle S\n"
+"        ab: seconds to wait after each switch, 0 to %g.\n"
+"    -h, --help\n"
+"        Print this text.\n"
+"    -V, --version\n"
+"        Print the version.\n"
+"\n"
+"KEYS\n"
+"    The keys of set, as in /sys/kernel/mm/luf/, with their ranges:\n",
+	       SET_MAX_PAIRS, INTERVAL_MIN, INTERVAL_MAX, ROUNDS_MAX,
+	       SETTLE_MAX);
+	for (i = 0; i < NR_KNOBS; i++)
+		printf("    %-18s %u..%u\n        %s\n", lufctl_knobs[i].name,
+		       lufctl_knobs[i].min, lufctl_knobs[i].max,
+		       lufctl_knobs[i].doc);
+	fputs(manual_tail, stdout);
+}
+
+static int cmd_help(struct opts *o, int argc, char **argv)
+{
+	print_manual();
+	return EX_OK;
+}
+
+static const struct {
+	unsigned int bit;
+	const char *name;
+} opt_names[] = {
+	{ OPT_JSON, "--json" }, { OPT_NO_CHECK, "--no-check" },
+	{ OPT_INTERVAL, "--interval" }, { OPT_COUNT, "--count" },
+	{ OPT_ROUNDS, "--rounds" }, { OPT_SETTLE, "--settle" },
+};
+
+enum { LOPT_NO_CHECK = 256, LOPT_COUNT, LOPT_SETTLE };
+
+static const struct option long_opts[] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "no-check", no_argument, NULL, LOPT_NO_CHECK },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "count", required_argument, NULL, LOPT_COUNT },
+	{ "rounds", required_argument, NULL, 'r' },
+	{ "settle", required_argument, NULL, LOPT_SETTLE },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/*
+ * getopt_long() returned '?'.  A long option's failure (unknown, ambiguous,
+ * or given a value it does not take) sets optopt to 0 or to the option's
+ * val and leaves it in @arg, as the user typed it; a short option's sets
+ * optopt to an unknown character, which getopt may still be in the middle
+ * of @arg's cluster for.
+ */
+static void bad_option(const char *arg)
+{
+	const struct option *lo;
+	const char *eq;
+
+	for (lo = long_opts; lo->name; lo++)
+		if (optopt == lo->val)
+			break;
+	if ((optopt && !lo->name) || strncmp(arg, "--", 2)) {
+		if (optopt > ' ' && optopt < 127)
+			lufctl_err("unknown option '-%c'", optopt);
+		else
+			lufctl_err("unknown option '%s'", arg);
+		return;
+	}
+	eq = strchr(arg, '=');
+	if (optopt && eq)
+		lufctl_err("option '%s': --%s takes no value", arg, lo->name);
+	else
+		lufctl_err("unknown option '%s'", arg);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .count = 0, .rounds = 5, .settle = 0.5 };
+	const struct lufctl_command *cmd = NULL;
+	unsigned int i;
+	uint32_t u;
+	int c;
+
+	lufctl_nl_init();
+	opterr = 0;
+	/*
+	 * GNU getopt permutes: options may follow the command.  KEY=VALUE
+	 * never starts with '-', so it is never taken for an option.
+	 */
+	while ((c = getopt_long(argc, argv, ":jvi:r:hV", long_opts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			o.json = true;
+			o.given |= OPT_JSON;
+			break;
+		case 'v':
+			o.verbose = true;
+			o.given |= OPT_VERBOSE;
+			break;
+		case LOPT_NO_CHECK:
+			o.no_check = true;
+			o.given |= OPT_NO_CHECK;
+			break;
+		case 'i':
+			if (!lufctl_parse_seconds(optarg, &o.interval) ||
+			    o.interval < INTERVAL_MIN ||
+			    o.interval > INTERVAL_MAX) {
+				lufctl_err("--interval: '%s' is not a number of seconds from %g to %g",
+					   optarg, INTERVAL_MIN, INTERVAL_MAX);
+				return EX_USAGE;
+			}
+			o.given |= OPT_INTERVAL;
+			break;
+		case LOPT_SETTLE:
+			if (!lufctl_parse_seconds(optarg, &o.settle) ||
+			    o.settle > SETTLE_MAX) {
+				lufctl_err("--settle: '%s' is not a number of seconds from 0 to %g",
+					   optarg, SETTLE_MAX);
+				return EX_USAGE;
+			}
+			o.given |= OPT_SETTLE;
+			break;
+		case LOPT_COUNT:
+			if (!lufctl_parse_u32(optarg, &u) || !u) {
+				lufctl_err("--count: '%s' is not a whole number from 1 to %u",
+					   optarg, UINT32_MAX);
+				return EX_USAGE;
+			}
+			o.count = u;
+			o.given |= OPT_COUNT;
+			break;
+		case 'r':
+			if (!lufctl_parse_u32(optarg, &u) || !u ||
+			    u > ROUNDS_MAX) {
+				lufctl_err("--rounds: '%s' is not a whole number from 1 to %d",
+					   optarg, ROUNDS_MAX);
+				return EX_USAGE;
+			}
+			o.rounds = u;
+			o.given |= OPT_ROUNDS;
+			break;
+		case 'h':
+			print_manual();
+			return EX_OK;
+		case 'V':
+			printf("lufctl %s (luf generic netlink family version %d)\n",
+			       LUF_VERSION, LUF_FAMILY_VERSION);
+			return EX_OK;
+		case ':':
+			lufctl_err("option %s needs a value", argv[optind - 1]);
+			lufctl_usage_hint();
+			return EX_USAGE;
+		default:
+			bad_option(argv[optind - 1]);
+			lufctl_usage_hint();
+			return EX_USAGE;
+		}
+	}
+
+	if (optind >= argc) {
+		lufctl_err("no command given");
+		lufctl_usage_hint();
+		return EX_USAGE;
+	}
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(argv[optind], commands[i]->name))
+			cmd = commands[i];
+	if (!cmd) {
+		lufctl_err("unknown command '%s'", argv[optind]);
+		lufctl_usage_hint();
+		return EX_USAGE;
+	}
+	for (i = 0; i < ARRAY_SIZE(opt_names); i++) {
+		if ((o.given & opt_names[i].bit) &&
+		    !(cmd->opts & opt_names[i].bit)) {
+			lufctl_err("%s: option %s does not apply", cmd->name,
+				   opt_names[i].name);
+			lufctl_usage_hint();
+			return EX_USAGE;
+		}
+	}
+	if (!cmd->args && optind + 1 < argc) {
+		lufctl_err("%s: unexpected argument '%s'", cmd->name,
+			   argv[optind + 1]);
+		lufctl_usage_hint();
+		return EX_USAGE;
+	}
+	if (!(o.given & OPT_INTERVAL))
+		o.interval = cmd->interval;
+
+	return cmd->fn(&o, argc - optind - 1, argv + optind + 1);
+}
