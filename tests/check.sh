@@ -119,6 +119,8 @@ else
 fi
 # lufctl's argument handling (no luf family on the host).
 tests/host/lufctl.sh "$build/tools/lufctl" | tee -a "$results"
+# The statistics lufctl ab prints, on samples worked out by hand.
+tests/host/abstat.sh | tee -a "$results"
 # One meaning per short option across the tools; bad numbers refused.
 tests/host/tool-options.sh "$build/tools" | tee -a "$results"
 # CONFIG_LUF only where its generations fit (x86_64, not i386).
