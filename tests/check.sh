@@ -276,7 +276,7 @@ rc=$(cat "$out/rc-initfree" 2>/dev/null || echo 1)
 guest_verdicts initfree | tee -a "$results"
 vm_verdict initfree $rc
 
-step "verdicts: harness self-test: a WARN at module load fails the run"
+step "verdicts: harness self-test: a WARN at module load fails the run; a hung test is killed"
 rc=$(cat "$out/rc-harness" 2>/dev/null || echo 0)
 if [ "$rc" -ne 0 ] && grep -q 'warn_on_load: deliberate warning' "$out/vm-harness/console.log" &&
    grep -q '^# vm-harness: kernel splat' "$out/vm-harness.txt"; then
@@ -284,6 +284,15 @@ if [ "$rc" -ne 0 ] && grep -q 'warn_on_load: deliberate warning' "$out/vm-harnes
 else
 	record FAIL harness-catches-warn "a run whose console shows a WARN was not failed"
 	sed 's/^/    /' "$out/vm-harness.txt"
+fi
+# The same run begins with a test that hangs (timeout=3): the watchdog
+# kills it and its helper, and the next test runs.
+if grep -q '^FAIL hang: timed out after 3 s' "$out/vm-harness.txt" &&
+   grep -q '^PASS hang-after' "$out/vm-harness.txt"; then
+	record PASS harness-timeout
+else
+	record FAIL harness-timeout "a hung test was not killed, or the suite did not go on"
+	grep -E '^(PASS|FAIL|SKIP) hang' "$out/vm-harness.txt" | sed 's/^/    /'
 fi
 
 step "verdicts: mutation: a flush from softirq is caught"

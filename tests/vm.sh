@@ -1,7 +1,9 @@
 #!/bin/bash
 # Boot a kernel in the two-tier test guest and run one suite in it.
 #
-#   tests/vm.sh <bzImage> <initramfs> <suite> <outdir> [timeout-seconds]
+#   tests/vm.sh [--only TEST] <bzImage> <initramfs> <suite> <outdir> [timeout-seconds]
+#
+# --only TEST runs only the suite's lines for that test (tests/guest/t/TEST).
 #
 # The guest: q35 with HMAT, 4 vCPUs all on node 0 (512 MiB), node 1 CPU-less
 # (1536 MiB) with 3x the latency and 1/5 the bandwidth, so the kernel puts it
@@ -14,7 +16,12 @@
 # Writes <outdir>/console.log (ttyS0) and <outdir>/results.log (ttyS1) and
 # prints the verdict lines (harness notes start with '#').
 set -uo pipefail
-kernel=${1:?usage: vm.sh <bzImage> <initramfs> <suite> <outdir> [timeout]}
+only=
+if [ "${1:-}" = --only ]; then
+	only=${2:?usage: vm.sh --only TEST <bzImage> ...}
+	shift 2
+fi
+kernel=${1:?usage: vm.sh [--only TEST] <bzImage> <initramfs> <suite> <outdir> [timeout]}
 initrd=${2:?}
 suite=${3:?}
 outdir=${4:?}
@@ -72,6 +79,7 @@ if [ -n "${LUF_DISK_SWAP:-}" ]; then
 fi
 
 cmdline="console=ttyS0 luftest.suite=$suite panic_on_warn=1 panic=-1 oops=panic"
+[ -z "$only" ] || cmdline+=" luftest.only=$only"
 cmdline+=" softlockup_panic=1 hung_task_panic=1 ${LUF_CMDLINE:-}"
 
 # One boot.  Returns qemu's exit status.

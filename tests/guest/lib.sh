@@ -4,6 +4,12 @@
 # (kselftest convention; the last line the test printed is the reason), any
 # other status is FAIL.  Its output goes to the console, prefixed with its
 # name; one verdict line per test goes to the result channel (fd 3).
+#
+# A test runs in a process group of its own, under a watchdog: one that
+# hangs is killed after LUF_TEST_TIMEOUT seconds (a list line may give its
+# own: "timeout=SECONDS name args"), fails, and the rest of the suite runs.
+# Whatever a test changes through luf_set, luf_load_debug or luf_insmod is
+# put back when it exits, however it exits (see luf_undo).
 
 LUF_PASSED=0
 LUF_FAILED=0
@@ -20,24 +26,78 @@ verdict() {
 	esac
 }
 
+LUF_TEST_TIMEOUT=${LUF_TEST_TIMEOUT:-900}
+
+# luf_run_test <timeout> <name> [args]: run one test; its exit status, or
+# 124 when the watchdog had to stop it.  setsid makes the test the leader
+# of a new process group (it is not one already: a background job of a
+# shell without job control), so that the watchdog stops its helpers too:
+# TERM first, so that its EXIT trap can undo what it changed, and KILL for
+# whatever is left.
+luf_run_test() {
+	local tmo=$1 pid wd rc mark=/tmp/luf-timeout.$$
+	shift
+	rm -f $mark
+	# shellcheck disable=SC2086
+	setsid /luf/t/"$@" &
+	pid=$!
+	setsid sh -c "sleep $tmo; touch $mark; kill -TERM -$pid" \
+		> /dev/null 2>&1 &
+	wd=$!
+	wait $pid
+	rc=$?
+	kill -KILL -$wd 2>/dev/null
+	wait $wd
+	[ -e $mark ] || return $rc
+	rm -f $mark
+	sleep 1
+	kill -KILL -$pid 2>/dev/null
+	return 124
+}
+
+# After a test that was killed: no debug build of luf, no helper module
+# left behind for the next test.
+luf_reset() {
+	[ -e /sys/kernel/debug/luf/debug_skip ] && luf_debug_off
+	grep -q '^luf_atomic ' /proc/modules && rmmod luf_atomic
+	return 0
+}
+
 luf_run_suite() {
-	local list=$1 name args rc out what
+	local list=$1 name args rc out what tmo t0
 	if [ ! -f "$list" ]; then
 		verdict FAIL suite "no test list $list"
 		return
 	fi
 	while read -r name args; do
 		case $name in ''|'#'*) continue ;; esac
+		tmo=$LUF_TEST_TIMEOUT
+		case $name in timeout=*)
+			tmo=${name#timeout=}
+			# shellcheck disable=SC2086
+			set -- $args
+			name=$1
+			shift
+			args=$*
+			;;
+		esac
+		[ -n "$LUF_ONLY" ] && [ "$name" != "$LUF_ONLY" ] && continue
 		what=$name${args:+ $args}
 		echo "luf-test: RUN $what"
 		out=/tmp/out.$$
+		t0=$(date +%s)
 		# shellcheck disable=SC2086
-		/luf/t/$name $args > "$out" 2>&1
+		luf_run_test "$tmo" $name $args > "$out" 2>&1
 		rc=$?
 		sed "s/^/$name: /" "$out"
+		echo "luf-test: TIME $what $(($(date +%s) - t0)) s"
 		case $rc in
 		0) verdict PASS "$what" ;;
 		4) verdict SKIP "$what" "$(tail -n 1 "$out")" ;;
+		124)
+			luf_reset
+			verdict FAIL "$what" "timed out after $tmo s: $(tail -n 1 "$out")"
+			;;
 		*) verdict FAIL "$what" "exit $rc: $(tail -n 1 "$out")" ;;
 		esac
 		rm -f "$out"
@@ -62,19 +122,61 @@ disk_by_serial() {
 	return 1
 }
 luf_unload() { rmmod luf; }
+
+# What a test changed is undone when it exits, newest first: each helper
+# below pushes the command that undoes what it did, and the EXIT trap runs
+# them (fail() exits too).  One test cannot leak a knob, a debug build or
+# a helper module into the tests after it.
+LUF_UNDO=
+luf_undo_push() {
+	LUF_UNDO="$1
+$LUF_UNDO"
+	trap luf_undo EXIT
+	# The runner's watchdog stops a test with TERM: undo then too.
+	trap 'exit 143' TERM
+}
+luf_undo() {
+	local u=$LUF_UNDO
+	LUF_UNDO=
+	eval "$u"
+}
+# luf_set <knob> <value>: set /sys/kernel/mm/luf/<knob> (or the file <knob>
+# names, if it is a path: a sysctl); its value is put back at exit (into
+# whichever luf is loaded then; none: nothing to do).
+luf_set() {
+	local f=/sys/kernel/mm/luf/$1 old
+	case $1 in /*) f=$1 ;; esac
+	old=$(cat "$f") || fail "cannot read $f: luf not loaded?"
+	echo "$2" > "$f" || fail "cannot set $1 to $2"
+	luf_undo_push "[ -e $f ] && echo $old > $f"
+}
+# luf_insmod <file.ko> [params]: a helper module, unloaded at exit.
+luf_insmod() {
+	local m=${1##*/}
+	insmod "$@" || fail "cannot load $m"
+	luf_undo_push "grep -q '^${m%.ko} ' /proc/modules && rmmod ${m%.ko}"
+}
 # The debug build of luf in place of luf, with its debugfs file $1
-# (debug_core, debug_skip) set to $2; luf_unload_debug $1 clears it and
-# unloads.  Both fail the test when they cannot.
+# (debug_core, debug_skip, ...) set to $2, if given; luf_unload_debug clears
+# the debug bits and unloads it, and so does the test's exit if it is still
+# loaded, which also loads luf again if it was loaded before.  Both fail the
+# test when they cannot.
 luf_load_debug() {
+	local back=
 	[ -f /luf/luf-debug.ko ] || fail "debug build of luf missing"
-	luf_loaded && { luf_unload || fail "cannot unload luf"; }
+	luf_loaded && { back="; luf_loaded || luf_load"; luf_unload || fail "cannot unload luf"; }
 	insmod /luf/luf-debug.ko || fail "cannot load the debug build"
-	echo "$2" > "/sys/kernel/debug/luf/$1" || fail "cannot set $1 to $2"
+	# At exit: the debug build out, and luf back if it was loaded before.
+	luf_undo_push "{ [ ! -e /sys/kernel/debug/luf/debug_skip ] || luf_debug_off; }$back"
+	[ -z "$1" ] || echo "$2" > "/sys/kernel/debug/luf/$1" ||
+		fail "cannot set $1 to $2"
 }
-luf_unload_debug() {
-	echo 0 > "/sys/kernel/debug/luf/$1"
-	rmmod luf || fail "cannot unload the debug build"
+luf_debug_off() {
+	echo 0 > /sys/kernel/debug/luf/debug_skip
+	echo 0 > /sys/kernel/debug/luf/debug_core
+	rmmod luf
 }
+luf_unload_debug() { luf_debug_off || fail "cannot unload the debug build"; }
 luf_loaded() { grep -q '^luf ' /proc/modules; }
 # One counter of luf's debugfs stats (empty when luf is not loaded).
 luf_stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/luf/stats 2>/dev/null; }
