@@ -30,6 +30,9 @@
 #define CREATE_TRACE_POINTS
 #include "luf_trace.h"
 
+/* Counted here, per CPU; stats.c sums and names them for the interfaces. */
+DEFINE_PER_CPU(struct luf_stats, luf_stats);
+
 unsigned int luf_max_defer_ms = 1000;
 unsigned int luf_max_pages = 65536;
 unsigned long luf_debug_skip;

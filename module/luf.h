@@ -62,6 +62,7 @@ enum luf_stat_item {
 	NR_LUF_STATS,
 };
 
+/* Per CPU, counted by the deferred batch (defer.c). */
 struct luf_stats {
 	u64 item[NR_LUF_STATS];
 };
@@ -73,6 +74,7 @@ static inline void luf_stat_add(enum luf_stat_item item, u64 n)
 	this_cpu_add(luf_stats.item[item], n);
 }
 
+/* The counters as the interfaces show them (stats.c). */
 extern const char *const luf_stat_names[NR_LUF_STATS];
 u64 luf_stat_read(enum luf_stat_item item);
 
