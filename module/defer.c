@@ -21,7 +21,6 @@
 #include <linux/ktime.h>
 #include <linux/lockdep.h>
 #include <linux/mm_types_task.h>
-#include <linux/seq_file.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
@@ -449,25 +448,4 @@ void luf_get_state(struct luf_state *st, struct cpumask *cpus)
 	raw_spin_unlock_irqrestore(&luf_lock, flags);
 
 	st->oldest_pending_ms = used ? jiffies_to_msecs(jiffies - since) : 0;
-}
-
-void luf_show_state(struct seq_file *m)
-{
-	struct luf_state st;
-	cpumask_var_t cpus;
-
-	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL))
-		return;
-	luf_get_state(&st, cpus);
-	seq_printf(m, "gen_flushed %lu\ngen_deferred %lu\ngen_open %lu\n",
-		   st.gen_flushed, st.gen_deferred, st.gen_open);
-	seq_printf(m, "flushing %d\n", st.flushing);
-	seq_printf(m, "paused %d\n", luf_is_paused());
-	if (cpumask_empty(cpus))
-		seq_puts(m, "pending_cpus none\n");
-	else
-		seq_printf(m, "pending_cpus %*pbl\n", cpumask_pr_args(cpus));
-	seq_printf(m, "pending_pages %lu\n", st.pending_pages);
-	seq_printf(m, "oldest_pending_ms %u\n", st.oldest_pending_ms);
-	free_cpumask_var(cpus);
 }

@@ -16,7 +16,6 @@
 struct cpumask;
 struct dentry;
 struct mm_struct;
-struct seq_file;
 
 /* Entry points of core-hooks.patch, resolved at load time. */
 struct luf_core {
@@ -132,7 +131,6 @@ void luf_defer_start(void);
 void luf_defer_stop(void);
 void luf_set_sources(unsigned long sources);
 unsigned long luf_get_sources(void);
-void luf_show_state(struct seq_file *m);
 
 /* A snapshot of the deferred batch, for debugfs and netlink. */
 struct luf_state {
