@@ -202,10 +202,10 @@ retry:
 	if (trace_luf_flush_enabled())
 		trace_luf_flush(why, done, nr_cpus, nr_ipis,
 				start ? ktime_get_ns() - start : 0);
-	/* Announced on the netlink events group (coalesced by a worker). */
+	/* An event for the interfaces (netlink announces it, coalesced). */
 	if (why == LUF_FLUSH_AGE || why == LUF_FLUSH_LIMIT ||
 	    why == LUF_FLUSH_RESERVE)
-		luf_nl_kick_forced();
+		luf_events_forced(why);
 }
 
 static void luf_flush_everything(unsigned int why)

@@ -168,7 +168,7 @@ int luf_knobs_set(const unsigned int *val, unsigned long mask,
 		luf_nl_stats_interval_changed();
 	for_each_set_bit(id, &mask, NR_LUF_KNOBS)
 		if (val[id] != old[id])
-			luf_nl_notify_knob(id, val[id], origin);
+			luf_events_knob_changed(id, val[id], origin);
 out:
 	mutex_unlock(&luf_knob_lock);
 	return err;
@@ -188,13 +188,5 @@ void luf_knobs_get(unsigned int *val)
 	mutex_lock(&luf_knob_lock);
 	for (id = 0; id < NR_LUF_KNOBS; id++)
 		val[id] = luf_knobs[id].get();
-	mutex_unlock(&luf_knob_lock);
-}
-
-/* Run @fn with the knobs' lock held: no change and no notification meanwhile. */
-void luf_knobs_locked(void (*fn)(void))
-{
-	mutex_lock(&luf_knob_lock);
-	fn();
 	mutex_unlock(&luf_knob_lock);
 }

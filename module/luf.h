@@ -101,15 +101,30 @@ bool luf_knob_valid(enum luf_knob_id id, unsigned int val);
 int luf_knobs_set(const unsigned int *val, unsigned long mask,
 		  unsigned int origin);
 void luf_knobs_get(unsigned int *val);
-void luf_knobs_locked(void (*fn)(void));
+
+/*
+ * Events (events.c): what the units below the interfaces tell them, without
+ * naming them.  An interface registers its handlers at init and unregisters
+ * them at exit; events.c says when a handler may run and what it may do.
+ */
+struct luf_events {
+	/* A limit forced a flush (@why: age, limit or reserve). */
+	void (*forced)(unsigned int why);
+	/* A knob's value changed (@origin: LUF_ORIGIN_*). */
+	void (*knob_changed)(enum luf_knob_id id, unsigned int val,
+			     unsigned int origin);
+};
+
+int luf_events_register(const struct luf_events *ev);
+void luf_events_unregister(const struct luf_events *ev);
+void luf_events_forced(unsigned int why);
+void luf_events_knob_changed(enum luf_knob_id id, unsigned int val,
+			     unsigned int origin);
 
 /* The netlink family (netlink.c). */
 int luf_nl_init(void);
 void luf_nl_exit(void);
-void luf_nl_notify_knob(enum luf_knob_id id, unsigned int val,
-			unsigned int origin);
 void luf_nl_stats_interval_changed(void);
-void luf_nl_kick_forced(void);
 
 /* Knobs, read with READ_ONCE(). */
 extern unsigned int luf_stats_interval_ms;

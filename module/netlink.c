@@ -18,11 +18,12 @@
 #include "netlink/luf-nl-gen.h"
 
 /*
- * luf_nl_live: the family is registered and may notify.  Knob notifications
- * test it under the knobs' lock, which luf_nl_exit() takes to clear it; the
- * workers below are queued under rcu_read_lock() after testing it, and
- * luf_nl_exit() clears it, waits for a grace period and then cancels them,
- * so none is queued after the cancel.
+ * luf_nl_live: the family is registered and may notify.  The event
+ * handlers run only while luf_nl_events is registered (see events.c for
+ * when they may run); the bind hook and a new stats_interval_ms queue the
+ * stats worker under rcu_read_lock() after testing it, and luf_nl_exit()
+ * unregisters the handlers, clears it, waits for a grace period and then
+ * cancels the workers, so none is queued after the cancel.
  */
 static bool luf_nl_live;
 
@@ -190,14 +191,14 @@ static void luf_nl_event_send(struct sk_buff *msg, void *hdr,
 	genlmsg_multicast(&luf_nl_family, msg, 0, group, gfp);
 }
 
-/* Called by luf_knobs_set() with the knobs' lock held. */
-void luf_nl_notify_knob(enum luf_knob_id id, unsigned int val,
-			unsigned int origin)
+/* The knob_changed event: called with the knobs' lock held. */
+static void luf_nl_notify_knob(enum luf_knob_id id, unsigned int val,
+			       unsigned int origin)
 {
 	struct sk_buff *msg;
 	void *hdr;
 
-	if (!luf_nl_live || !luf_nl_listening(LUF_NLGRP_EVENTS))
+	if (!READ_ONCE(luf_nl_live) || !luf_nl_listening(LUF_NLGRP_EVENTS))
 		return;
 	msg = luf_nl_event_new(LUF_CMD_EVENT, GFP_KERNEL, &hdr);
 	if (!msg)
@@ -264,14 +265,17 @@ static void luf_nl_forced_workfn(struct work_struct *work)
 
 static DECLARE_WORK(luf_nl_forced_work, luf_nl_forced_workfn);
 
-/* Any context: a flush that a limit forced has completed. */
-void luf_nl_kick_forced(void)
+/* The forced event: any context a flush runs in. */
+static void luf_nl_kick_forced(unsigned int why)
 {
-	rcu_read_lock();
 	if (READ_ONCE(luf_nl_live))
 		queue_work(system_wq, &luf_nl_forced_work);
-	rcu_read_unlock();
 }
+
+static const struct luf_events luf_nl_events = {
+	.forced		= luf_nl_kick_forced,
+	.knob_changed	= luf_nl_notify_knob,
+};
 
 /*
  * Periodic snapshots of the counters on the stats group: the work runs
@@ -338,14 +342,19 @@ int luf_nl_init(void)
 
 	for (i = 0; i < ARRAY_SIZE(luf_nl_forced); i++)
 		luf_nl_forced_seen[i] = luf_stat_read(luf_nl_forced[i].stat);
+	err = luf_events_register(&luf_nl_events);
+	if (err)
+		return err;
 	/*
 	 * The generated family has no bind hook; it is __ro_after_init, which
 	 * for a module means writable until its init returns.
 	 */
 	luf_nl_family.bind = luf_nl_bind;
 	err = genl_register_family(&luf_nl_family);
-	if (err)
+	if (err) {
+		luf_events_unregister(&luf_nl_events);
 		return err;
+	}
 	WRITE_ONCE(luf_nl_live, true);
 	/*
 	 * A socket may have joined the stats group between the registration
@@ -356,16 +365,12 @@ int luf_nl_init(void)
 	return 0;
 }
 
-static void luf_nl_quiesce(void)
-{
-	WRITE_ONCE(luf_nl_live, false);
-}
-
 void luf_nl_exit(void)
 {
-	/* No knob notification after this... */
-	luf_knobs_locked(luf_nl_quiesce);
-	/* ...no worker queued after the grace period... */
+	/* No event handler runs after this... */
+	luf_events_unregister(&luf_nl_events);
+	/* ...no worker is queued after the grace period... */
+	WRITE_ONCE(luf_nl_live, false);
 	synchronize_rcu();
 	/* ...and none running once the family's groups are gone. */
 	cancel_work_sync(&luf_nl_forced_work);
