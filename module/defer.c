@@ -2,12 +2,13 @@
 /*
  * The global deferred batch: generations, flushes and their races.
  *
- * Deferrals join the open generation, luf_open, and their CPUs accumulate in
- * luf_pending.  A flush closes the open generation under luf_lock: it takes
- * luf_pending as its own batch, opens luf_open + 1 for whatever comes next,
- * flushes outside the lock and publishes luf_gens.flushed = the generation it
- * closed.  One flush completes every deferral made before it closed the
- * generation, however many there were.
+ * Deferrals join the open generation, luf_batch.open, and their CPUs
+ * accumulate in luf_batch.pending.  A flush closes the open generation under
+ * luf_batch.lock: it takes the pending CPUs as its own batch, opens
+ * luf_batch.open + 1 for whatever comes next, flushes outside the lock and
+ * publishes luf_gens.flushed = the generation it closed.  One flush
+ * completes every deferral made before it closed the generation, however
+ * many there were.
  *
  * So at most two generations are outstanding, the one being flushed and the
  * open one.  A tag in a free page is one of those, or done, or something
@@ -32,8 +33,6 @@
 /* Counted here, per CPU; stats.c sums and names them for the interfaces. */
 DEFINE_PER_CPU(struct luf_stats, luf_stats);
 
-unsigned int luf_max_defer_ms = 1000;
-unsigned int luf_max_pages = 65536;
 unsigned long luf_debug_skip;
 unsigned long luf_debug_defer_delay_us;
 unsigned long luf_debug_flush_delay_us;
@@ -61,7 +60,7 @@ static struct workqueue_struct *luf_work_queue(void)
 
 /*
  * Work added while a flush runs.  The closing of a generation and every
- * deferral take luf_lock, so a deferral either lands before the close, in
+ * deferral take luf_batch.lock, so a deferral either lands before the close, in
  * the batch that is being flushed, or after it, in the new open generation:
  *
  *	CPU0 (flush)			CPU1 (reclaim)
@@ -98,24 +97,46 @@ static struct workqueue_struct *luf_work_queue(void)
  * park the page instead, I/O completions in softirq or hardirq queue the
  * flush to a worker).  Requesters spin rather than sleep, since allocations
  * may not sleep.  A spinning CPU keeps interrupts enabled, so it answers the
- * flusher's IPI; and everything from the check of luf_flushing to its
+ * flusher's IPI; and everything from the check of luf_batch.flushing to its
  * clearing runs with preemption and bottom halves disabled, so no requester
  * can be waiting on the same CPU for a flusher it interrupted or preempted.
  */
 /*
+ * The deferred batch.  @lock protects every field after it.  Some are read
+ * without it as well, and written with WRITE_ONCE(): @flushing by the
+ * requesters that spin on it, @sources and @max_defer_ms by the knobs'
+ * getters.  @flushing_batch belongs to the flush in flight, from the
+ * critical section that sets @flushing to the one that clears it.
+ *
  * Raw: taken with preemption and bottom halves disabled (luf_flush()), which
  * a sleeping lock on PREEMPT_RT may not be.
  */
-static DEFINE_RAW_SPINLOCK(luf_lock);
-static struct arch_tlbflush_unmap_batch luf_pending;
-static struct arch_tlbflush_unmap_batch luf_flushing_batch;
-static unsigned long luf_open;
-static bool luf_open_used;
-static unsigned long luf_open_since;		/* jiffies */
-static unsigned long luf_open_pages;
-static bool luf_flushing;
-static bool luf_accepting;
-static unsigned long luf_sources = BIT(LUF_SRC_MIGRATION) | BIT(LUF_SRC_RECLAIM);
+static struct luf_batch {
+	raw_spinlock_t lock;
+	/* The CPUs of the open generation, and of the flush in flight. */
+	struct arch_tlbflush_unmap_batch pending;
+	struct arch_tlbflush_unmap_batch flushing_batch;
+	unsigned long open;		/* the generation deferrals join */
+	bool open_used;			/* ... and whether one has */
+	unsigned long open_since;	/* jiffies of its first deferral */
+	unsigned long open_pages;
+	bool flushing;			/* a flush is in flight */
+	bool accepting;			/* deferring: started, not stopped */
+	unsigned long sources;		/* knobs: BIT(enum luf_source) */
+	unsigned int max_defer_ms;	/* knob */
+} luf_batch = {
+	.lock		= __RAW_SPIN_LOCK_UNLOCKED(luf_batch.lock),
+	.sources	= BIT(LUF_SRC_MIGRATION) | BIT(LUF_SRC_RECLAIM),
+	.max_defer_ms	= 1000,
+};
+
+/*
+ * The mechanism's knobs that its lock does not protect (READ_ONCE() and
+ * WRITE_ONCE()).  Like every knob they change only through knobs.c, which
+ * calls the setters below.
+ */
+static unsigned int luf_max_pages = 65536;
+static unsigned int luf_reserve = 100;
 
 #ifdef LUF_DEBUG
 /* Busy-wait @us microseconds (callers may not sleep). */
@@ -144,55 +165,58 @@ static void luf_flush(unsigned long gen, unsigned int why)
 #endif
 	lockdep_assert_irqs_enabled();
 	/*
-	 * Bottom halves and preemption are off from before luf_flushing is
-	 * set until it is cleared: nothing can interrupt or preempt the
+	 * Bottom halves and preemption are off from before luf_batch.flushing
+	 * is set until it is cleared: nothing can interrupt or preempt the
 	 * flusher on its own CPU and then spin waiting for it, and a spinner
 	 * below is never the flusher's CPU.
 	 */
 	local_bh_disable();
 	preempt_disable();
 retry:
-	raw_spin_lock_irqsave(&luf_lock, flags);
-	if (!luf_after(gen, gens->flushed) || (!luf_open_used && !luf_flushing)) {
+	raw_spin_lock_irqsave(&luf_batch.lock, flags);
+	if (!luf_after(gen, gens->flushed) ||
+	    (!luf_batch.open_used && !luf_batch.flushing)) {
 		/* Done meanwhile, or a tag that was never handed out. */
-		raw_spin_unlock_irqrestore(&luf_lock, flags);
+		raw_spin_unlock_irqrestore(&luf_batch.lock, flags);
 		preempt_enable();
 		local_bh_enable();
 		luf_stat_add(LUF_STAT_FLUSH_NOOP, 1);
 		return;
 	}
-	if (luf_flushing) {
-		raw_spin_unlock_irqrestore(&luf_lock, flags);
-		while (READ_ONCE(luf_flushing))
+	if (luf_batch.flushing) {
+		raw_spin_unlock_irqrestore(&luf_batch.lock, flags);
+		while (READ_ONCE(luf_batch.flushing))
 			cpu_relax();
 		goto retry;
 	}
-	target = luf_open;
-	cpumask_copy(&luf_flushing_batch.cpumask, &luf_pending.cpumask);
-	cpumask_clear(&luf_pending.cpumask);
-	luf_open++;
-	luf_open_used = false;
-	luf_open_pages = 0;
-	WRITE_ONCE(luf_flushing, true);
-	raw_spin_unlock_irqrestore(&luf_lock, flags);
+	target = luf_batch.open;
+	cpumask_copy(&luf_batch.flushing_batch.cpumask,
+		     &luf_batch.pending.cpumask);
+	cpumask_clear(&luf_batch.pending.cpumask);
+	luf_batch.open++;
+	luf_batch.open_used = false;
+	luf_batch.open_pages = 0;
+	WRITE_ONCE(luf_batch.flushing, true);
+	raw_spin_unlock_irqrestore(&luf_batch.lock, flags);
 #ifdef LUF_DEBUG
 	/* Widens the flusher's window, for the tests. */
 	luf_debug_delay(READ_ONCE(luf_debug_flush_delay_us));
 #endif
 
 	start = trace_luf_flush_enabled() ? ktime_get_ns() : 0;
-	nr_cpus = cpumask_weight(&luf_flushing_batch.cpumask);
+	nr_cpus = cpumask_weight(&luf_batch.flushing_batch.cpumask);
 	nr_ipis = nr_cpus;
-	if (cpumask_test_cpu(smp_processor_id(), &luf_flushing_batch.cpumask))
+	if (cpumask_test_cpu(smp_processor_id(),
+			     &luf_batch.flushing_batch.cpumask))
 		nr_ipis--;
-	luf_core.flush_batch(&luf_flushing_batch);
+	luf_core.flush_batch(&luf_batch.flushing_batch);
 
-	raw_spin_lock_irqsave(&luf_lock, flags);
+	raw_spin_lock_irqsave(&luf_batch.lock, flags);
 	done = target - gens->flushed;
 	/* Pairs with smp_load_acquire() in the core's luf_tag_pending(). */
 	smp_store_release(&gens->flushed, target);
-	WRITE_ONCE(luf_flushing, false);
-	raw_spin_unlock_irqrestore(&luf_lock, flags);
+	WRITE_ONCE(luf_batch.flushing, false);
+	raw_spin_unlock_irqrestore(&luf_batch.lock, flags);
 	preempt_enable();
 	local_bh_enable();
 
@@ -222,6 +246,9 @@ static void luf_age_workfn(struct work_struct *work)
 static DECLARE_DELAYED_WORK(luf_age_work, luf_age_workfn);
 
 /*
+ * The setters of the mechanism's knobs are called by knobs.c alone, with
+ * its lock held; the getters read the value in effect.
+ *
  * A new max_defer_ms holds for the open generation too: a shorter one must
  * not wait for a timer set with the longer one.
  */
@@ -229,14 +256,29 @@ void luf_defer_set_max_ms(unsigned int ms)
 {
 	unsigned long flags, due;
 
-	raw_spin_lock_irqsave(&luf_lock, flags);
-	WRITE_ONCE(luf_max_defer_ms, ms);
-	if (luf_accepting && luf_open_used) {
-		due = luf_open_since + msecs_to_jiffies(ms);
+	raw_spin_lock_irqsave(&luf_batch.lock, flags);
+	WRITE_ONCE(luf_batch.max_defer_ms, ms);
+	if (luf_batch.accepting && luf_batch.open_used) {
+		due = luf_batch.open_since + msecs_to_jiffies(ms);
 		mod_delayed_work(luf_work_queue(), &luf_age_work,
 				 time_after(due, jiffies) ? due - jiffies : 0);
 	}
-	raw_spin_unlock_irqrestore(&luf_lock, flags);
+	raw_spin_unlock_irqrestore(&luf_batch.lock, flags);
+}
+
+unsigned int luf_defer_max_ms(void)
+{
+	return READ_ONCE(luf_batch.max_defer_ms);
+}
+
+void luf_defer_set_max_pages(unsigned int pages)
+{
+	WRITE_ONCE(luf_max_pages, pages);
+}
+
+unsigned int luf_defer_max_pages(void)
+{
+	return READ_ONCE(luf_max_pages);
 }
 
 static void luf_limit_workfn(struct work_struct *work)
@@ -253,23 +295,23 @@ static unsigned long luf_defer(struct arch_tlbflush_unmap_batch *batch,
 	bool first = false, over;
 
 	luf_stat_add(LUF_STAT_OFFERED, 1);
-	raw_spin_lock_irqsave(&luf_lock, flags);
-	if (luf_accepting && !(sources & ~luf_sources)) {
-		cpumask_or(&luf_pending.cpumask, &luf_pending.cpumask,
-			   &batch->cpumask);
-		if (!luf_open_used) {
-			luf_open_used = true;
-			luf_open_since = jiffies;
+	raw_spin_lock_irqsave(&luf_batch.lock, flags);
+	if (luf_batch.accepting && !(sources & ~luf_batch.sources)) {
+		cpumask_or(&luf_batch.pending.cpumask,
+			   &luf_batch.pending.cpumask, &batch->cpumask);
+		if (!luf_batch.open_used) {
+			luf_batch.open_used = true;
+			luf_batch.open_since = jiffies;
 			first = true;
 		}
-		luf_open_pages += nr_pages;
-		over = luf_open_pages >= READ_ONCE(luf_max_pages);
-		gen = luf_open;
+		luf_batch.open_pages += nr_pages;
+		over = luf_batch.open_pages >= READ_ONCE(luf_max_pages);
+		gen = luf_batch.open;
 		WRITE_ONCE(luf_core.gens->deferred, gen);
 		/*
-		 * Queued under luf_lock, while luf_accepting is seen true:
-		 * luf_defer_stop() clears it under the same lock before it
-		 * cancels the work, so no deferral can queue the work after
+		 * Queued under the lock, while luf_batch.accepting is seen
+		 * true: luf_defer_stop() clears it under the same lock before
+		 * it cancels the work, so no deferral can queue the work after
 		 * the cancel, into the memory of a module being unloaded.
 		 * A timer still pending belongs to a generation that has
 		 * been flushed, and may have been set for a longer
@@ -278,11 +320,11 @@ static unsigned long luf_defer(struct arch_tlbflush_unmap_batch *batch,
 		 */
 		if (first)
 			mod_delayed_work(luf_work_queue(), &luf_age_work,
-					 msecs_to_jiffies(READ_ONCE(luf_max_defer_ms)));
+					 msecs_to_jiffies(luf_batch.max_defer_ms));
 		if (over)
 			queue_work(luf_work_queue(), &luf_limit_work);
 	}
-	raw_spin_unlock_irqrestore(&luf_lock, flags);
+	raw_spin_unlock_irqrestore(&luf_batch.lock, flags);
 #ifdef LUF_DEBUG
 	/* Widens the window between taking the deferral and queueing work. */
 	if (gen)
@@ -345,31 +387,40 @@ const struct luf_ops luf_ops = {
 /* The core reads the sources it may offer from luf_gens. */
 static void luf_publish_sources(void)
 {
-	WRITE_ONCE(luf_core.gens->sources, luf_accepting ? luf_sources : 0);
+	WRITE_ONCE(luf_core.gens->sources,
+		   luf_batch.accepting ? luf_batch.sources : 0);
 }
 
-void luf_set_sources(unsigned long sources)
+void luf_defer_set_sources(unsigned long sources)
 {
 	unsigned long flags;
 
-	raw_spin_lock_irqsave(&luf_lock, flags);
-	luf_sources = sources;
+	raw_spin_lock_irqsave(&luf_batch.lock, flags);
+	WRITE_ONCE(luf_batch.sources, sources);
 	luf_publish_sources();
-	raw_spin_unlock_irqrestore(&luf_lock, flags);
+	raw_spin_unlock_irqrestore(&luf_batch.lock, flags);
 }
 
-unsigned long luf_get_sources(void)
+unsigned long luf_defer_sources(void)
 {
-	return READ_ONCE(luf_sources);
+	return READ_ONCE(luf_batch.sources);
 }
 
-/* The core reads the reserve from luf_gens; see luf.h. */
-unsigned int luf_reserve = 100;
+/* The core reads the reserve from luf_gens. */
+static void luf_publish_reserve(void)
+{
+	WRITE_ONCE(luf_core.gens->reserve, luf_reserve);
+}
 
-void luf_set_reserve(unsigned int pct)
+void luf_defer_set_reserve(unsigned int pct)
 {
 	WRITE_ONCE(luf_reserve, pct);
-	WRITE_ONCE(luf_core.gens->reserve, pct);
+	luf_publish_reserve();
+}
+
+unsigned int luf_defer_reserve(void)
+{
+	return READ_ONCE(luf_reserve);
 }
 
 /* Generations continue where an earlier instance of the module stopped. */
@@ -383,11 +434,11 @@ int luf_defer_init(void)
 				       0);
 	if (!luf_defer_wq)
 		return -ENOMEM;
-	luf_set_reserve(luf_reserve);
+	luf_publish_reserve();
 
 	if (luf_after(gens->deferred, last))
 		last = gens->deferred;
-	luf_open = last + 1;
+	luf_batch.open = last + 1;
 	return 0;
 }
 
@@ -401,26 +452,26 @@ void luf_defer_start(void)
 {
 	unsigned long flags;
 
-	raw_spin_lock_irqsave(&luf_lock, flags);
-	luf_accepting = true;
+	raw_spin_lock_irqsave(&luf_batch.lock, flags);
+	luf_batch.accepting = true;
 	luf_publish_sources();
-	raw_spin_unlock_irqrestore(&luf_lock, flags);
+	raw_spin_unlock_irqrestore(&luf_batch.lock, flags);
 }
 
 /*
  * Stop deferring and complete everything outstanding: afterwards the core
  * may stop checking tags.  A deferral racing with this either took its
- * generation before luf_accepting was cleared, and the flush below covers
- * it, or is declined and flushed by the core at once.
+ * generation before luf_batch.accepting was cleared, and the flush below
+ * covers it, or is declined and flushed by the core at once.
  */
 void luf_defer_stop(void)
 {
 	unsigned long flags;
 
-	raw_spin_lock_irqsave(&luf_lock, flags);
-	luf_accepting = false;
+	raw_spin_lock_irqsave(&luf_batch.lock, flags);
+	luf_batch.accepting = false;
 	luf_publish_sources();
-	raw_spin_unlock_irqrestore(&luf_lock, flags);
+	raw_spin_unlock_irqrestore(&luf_batch.lock, flags);
 
 	luf_flush_everything(LUF_FLUSH_DISABLE);
 	cancel_delayed_work_sync(&luf_age_work);
@@ -434,18 +485,18 @@ void luf_get_state(struct luf_state *st, struct cpumask *cpus)
 	unsigned long flags, since;
 	bool used;
 
-	raw_spin_lock_irqsave(&luf_lock, flags);
+	raw_spin_lock_irqsave(&luf_batch.lock, flags);
 	if (cpus)
-		cpumask_copy(cpus, &luf_pending.cpumask);
-	st->pending_cpus = cpumask_weight(&luf_pending.cpumask);
-	used = luf_open_used;
-	since = luf_open_since;
-	st->pending_pages = luf_open_pages;
-	st->flushing = luf_flushing;
+		cpumask_copy(cpus, &luf_batch.pending.cpumask);
+	st->pending_cpus = cpumask_weight(&luf_batch.pending.cpumask);
+	used = luf_batch.open_used;
+	since = luf_batch.open_since;
+	st->pending_pages = luf_batch.open_pages;
+	st->flushing = luf_batch.flushing;
 	st->gen_flushed = gens->flushed;
 	st->gen_deferred = gens->deferred;
-	st->gen_open = luf_open;
-	raw_spin_unlock_irqrestore(&luf_lock, flags);
+	st->gen_open = luf_batch.open;
+	raw_spin_unlock_irqrestore(&luf_batch.lock, flags);
 
 	st->oldest_pending_ms = used ? jiffies_to_msecs(jiffies - since) : 0;
 }

@@ -91,12 +91,14 @@ enum luf_knob_id {
 
 struct luf_knob {
 	const char *name;		/* the sysfs file */
-	unsigned int min, max;
+	unsigned int min, max;		/* the range, written only here */
 	unsigned int (*get)(void);
 	int (*set)(unsigned int val);	/* called with the knobs' lock held */
 };
 
-extern const struct luf_knob luf_knobs[NR_LUF_KNOBS];
+int luf_knob_register(enum luf_knob_id id, const struct luf_knob *knob);
+void luf_knob_unregister(enum luf_knob_id id);
+const struct luf_knob *luf_knob(enum luf_knob_id id);
 bool luf_knob_valid(enum luf_knob_id id, unsigned int val);
 int luf_knobs_set(const unsigned int *val, unsigned long mask,
 		  unsigned int origin);
@@ -124,14 +126,8 @@ void luf_events_knob_changed(enum luf_knob_id id, unsigned int val,
 /* The netlink family (netlink.c). */
 int luf_nl_init(void);
 void luf_nl_exit(void);
-void luf_nl_stats_interval_changed(void);
 
-/* Knobs, read with READ_ONCE(). */
-extern unsigned int luf_stats_interval_ms;
-extern unsigned int luf_max_defer_ms;
-extern unsigned int luf_reserve;
-void luf_set_reserve(unsigned int pct);
-extern unsigned int luf_max_pages;
+/* The debug build's knobs (debugfs files, see module/ABI). */
 extern unsigned long luf_debug_skip;
 extern unsigned long luf_debug_defer_delay_us;
 extern unsigned long luf_debug_flush_delay_us;
@@ -141,11 +137,17 @@ extern unsigned long luf_debug_bound_wq;
 extern const struct luf_ops luf_ops;
 int luf_defer_init(void);
 void luf_defer_exit(void);
-void luf_defer_set_max_ms(unsigned int ms);
 void luf_defer_start(void);
 void luf_defer_stop(void);
-void luf_set_sources(unsigned long sources);
-unsigned long luf_get_sources(void);
+/* Its knobs: the setters are called by knobs.c alone. */
+void luf_defer_set_max_ms(unsigned int ms);
+unsigned int luf_defer_max_ms(void);
+void luf_defer_set_max_pages(unsigned int pages);
+unsigned int luf_defer_max_pages(void);
+void luf_defer_set_sources(unsigned long sources);
+unsigned long luf_defer_sources(void);
+void luf_defer_set_reserve(unsigned int pct);
+unsigned int luf_defer_reserve(void);
 
 /* A snapshot of the deferred batch, for debugfs and netlink. */
 struct luf_state {

@@ -5,9 +5,10 @@
  * The family, its policies and its op table are generated from
  * module/netlink/luf.yaml (netlink/luf-nl-gen.c); this file has the
  * handlers.  The knobs go through the table in knobs.c, as the sysfs files
- * do.  luf's state is global, so notifications go to the initial network
- * namespace, and a set needs CAP_NET_ADMIN there (GENL_ADMIN_PERM checks
- * the initial user namespace).
+ * do; stats_interval_ms, which only the stats group uses, is netlink's own
+ * entry in that table.  luf's state is global, so notifications go to the
+ * initial network namespace, and a set needs CAP_NET_ADMIN there
+ * (GENL_ADMIN_PERM checks the initial user namespace).
  */
 
 #include <linux/rcupdate.h>
@@ -137,16 +138,16 @@ int luf_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 		if (mask & BIT(id)) {
 			NL_SET_ERR_MSG_ATTR_FMT(info->extack, a,
 						"%s given twice",
-						luf_knobs[id].name);
+						luf_knob(id)->name);
 			return -EINVAL;
 		}
 		val[id] = nla_get_u32(a);
 		if (!luf_knob_valid(id, val[id])) {
 			NL_SET_ERR_MSG_ATTR_FMT(info->extack, a,
 						"%s=%u is out of range [%u, %u]",
-						luf_knobs[id].name, val[id],
-						luf_knobs[id].min,
-						luf_knobs[id].max);
+						luf_knob(id)->name, val[id],
+						luf_knob(id)->min,
+						luf_knob(id)->max);
 			return -EINVAL;
 		}
 		mask |= BIT(id);
@@ -204,7 +205,7 @@ static void luf_nl_notify_knob(enum luf_knob_id id, unsigned int val,
 	if (!msg)
 		return;
 	if (nla_put_u32(msg, LUF_A_EVENT_TYPE, LUF_EVENT_TYPE_KNOB) ||
-	    nla_put_string(msg, LUF_A_EVENT_KNOB, luf_knobs[id].name) ||
+	    nla_put_string(msg, LUF_A_EVENT_KNOB, luf_knob(id)->name) ||
 	    nla_put_u64_64bit(msg, LUF_A_EVENT_VALUE, val, LUF_A_EVENT_PAD) ||
 	    nla_put_u32(msg, LUF_A_EVENT_ORIGIN, origin)) {
 		nlmsg_free(msg);
@@ -278,10 +279,18 @@ static const struct luf_events luf_nl_events = {
 };
 
 /*
- * Periodic snapshots of the counters on the stats group: the work runs
- * while someone listens and stops re-arming when nobody does; joining the
- * group starts it again (luf_nl_bind()).
+ * Periodic snapshots of the counters on the stats group, every
+ * stats_interval_ms: the work runs while someone listens and stops
+ * re-arming when nobody does; joining the group starts it again
+ * (luf_nl_bind()).
  */
+static unsigned int luf_nl_stats_interval_ms = 1000;
+
+static unsigned long luf_nl_stats_period(void)
+{
+	return msecs_to_jiffies(READ_ONCE(luf_nl_stats_interval_ms));
+}
+
 static void luf_nl_stats_workfn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(luf_nl_stats_work, luf_nl_stats_workfn);
 
@@ -300,7 +309,7 @@ static void luf_nl_stats_workfn(struct work_struct *work)
 			luf_nl_event_send(msg, hdr, LUF_NLGRP_STATS, GFP_KERNEL);
 	}
 	queue_delayed_work(system_wq, &luf_nl_stats_work,
-			   msecs_to_jiffies(READ_ONCE(luf_stats_interval_ms)));
+			   luf_nl_stats_period());
 }
 
 static void luf_nl_stats_kick(unsigned long delay)
@@ -324,17 +333,33 @@ static int luf_nl_bind(int group)
 	rcu_read_lock();
 	if (READ_ONCE(luf_nl_live))
 		queue_delayed_work(system_wq, &luf_nl_stats_work,
-				   msecs_to_jiffies(READ_ONCE(luf_stats_interval_ms)));
+				   luf_nl_stats_period());
 	rcu_read_unlock();
 	return 0;
 }
 
-/* A new period takes effect now, not after the old one ends. */
-void luf_nl_stats_interval_changed(void)
+static unsigned int luf_nl_get_interval(void)
 {
-	if (luf_nl_live && luf_nl_listening(LUF_NLGRP_STATS))
-		luf_nl_stats_kick(msecs_to_jiffies(READ_ONCE(luf_stats_interval_ms)));
+	return READ_ONCE(luf_nl_stats_interval_ms);
 }
+
+/*
+ * Called by luf_knobs_set() alone, with the knobs' lock held.  A new
+ * period takes effect now, not after the old one ends.
+ */
+static int luf_nl_set_interval(unsigned int val)
+{
+	WRITE_ONCE(luf_nl_stats_interval_ms, val);
+	if (READ_ONCE(luf_nl_live) && luf_nl_listening(LUF_NLGRP_STATS))
+		luf_nl_stats_kick(msecs_to_jiffies(val));
+	return 0;
+}
+
+/* Only the stats group uses it: the knob is netlink's own. */
+static const struct luf_knob luf_nl_interval_knob = {
+	"stats_interval_ms", 100, 60000, luf_nl_get_interval,
+	luf_nl_set_interval,
+};
 
 int luf_nl_init(void)
 {
@@ -342,27 +367,36 @@ int luf_nl_init(void)
 
 	for (i = 0; i < ARRAY_SIZE(luf_nl_forced); i++)
 		luf_nl_forced_seen[i] = luf_stat_read(luf_nl_forced[i].stat);
-	err = luf_events_register(&luf_nl_events);
+	/* Before the family: a set may come as soon as it is registered. */
+	err = luf_knob_register(LUF_KNOB_STATS_INTERVAL_MS,
+				&luf_nl_interval_knob);
 	if (err)
 		return err;
+	err = luf_events_register(&luf_nl_events);
+	if (err)
+		goto err_knob;
 	/*
 	 * The generated family has no bind hook; it is __ro_after_init, which
 	 * for a module means writable until its init returns.
 	 */
 	luf_nl_family.bind = luf_nl_bind;
 	err = genl_register_family(&luf_nl_family);
-	if (err) {
-		luf_events_unregister(&luf_nl_events);
-		return err;
-	}
+	if (err)
+		goto err_events;
 	WRITE_ONCE(luf_nl_live, true);
 	/*
 	 * A socket may have joined the stats group between the registration
 	 * and the line above, when the bind hook could not start the timer
 	 * yet: start it once; it stops by itself if nobody listens.
 	 */
-	luf_nl_stats_kick(msecs_to_jiffies(READ_ONCE(luf_stats_interval_ms)));
+	luf_nl_stats_kick(luf_nl_stats_period());
 	return 0;
+
+err_events:
+	luf_events_unregister(&luf_nl_events);
+err_knob:
+	luf_knob_unregister(LUF_KNOB_STATS_INTERVAL_MS);
+	return err;
 }
 
 void luf_nl_exit(void)
@@ -376,4 +410,6 @@ void luf_nl_exit(void)
 	cancel_work_sync(&luf_nl_forced_work);
 	cancel_delayed_work_sync(&luf_nl_stats_work);
 	genl_unregister_family(&luf_nl_family);
+	/* No set is in flight once the family is gone, and sysfs went first. */
+	luf_knob_unregister(LUF_KNOB_STATS_INTERVAL_MS);
 }

@@ -23,7 +23,7 @@ struct luf_knob_attr {
 static ssize_t knob_show(struct kobject *kobj, struct kobj_attribute *attr,
 			 char *buf)
 {
-	return sysfs_emit(buf, "%u\n", luf_knobs[to_knob_attr(attr)->id].get());
+	return sysfs_emit(buf, "%u\n", luf_knob(to_knob_attr(attr)->id)->get());
 }
 
 /*
@@ -79,11 +79,14 @@ int luf_sysfs_init(void)
 {
 	int i, err;
 
-	/* The file names are the table's names: nothing to keep in step. */
+	/*
+	 * The file names are the table's names: nothing to keep in step.
+	 * Every knob is in the table by now (netlink registered its own).
+	 */
 	for (i = 0; i < NR_LUF_KNOBS; i++) {
-		if (WARN_ON(luf_knob_attrs[i]->id != i ||
+		if (WARN_ON(luf_knob_attrs[i]->id != i || !luf_knob(i) ||
 			    strcmp(luf_knob_attrs[i]->attr.attr.name,
-				   luf_knobs[i].name)))
+				   luf_knob(i)->name)))
 			return -EINVAL;
 		luf_attrs[i] = &luf_knob_attrs[i]->attr.attr;
 	}
