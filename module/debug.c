@@ -12,7 +12,7 @@
 #include <linux/mmzone.h>
 #include <linux/seq_file.h>
 
-#include "luf.h"
+#include "internal.h"
 
 static bool luf_debug_pending(unsigned long tag)
 {

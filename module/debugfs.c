@@ -7,7 +7,7 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 
-#include "luf.h"
+#include "internal.h"
 
 static struct dentry *luf_debugfs_dir;
 
@@ -26,17 +26,17 @@ static int state_show(struct seq_file *m, void *v)
 	struct luf_state st;
 	cpumask_var_t cpus;
 
-	seq_printf(m, "enabled %d\n", luf_is_enabled());
+	seq_printf(m, "enabled %d\n", luf_switch_get());
 	/* The core's static key: on exactly while luf is enabled. */
 	seq_printf(m, "hooks %d\n", static_key_enabled(luf_core.active));
 	seq_printf(m, "abi_version %u\n", LUF_ABI_VERSION);
 	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL))
 		return 0;
-	luf_get_state(&st, cpus);
+	luf_defer_get_state(&st, cpus);
 	seq_printf(m, "gen_flushed %lu\ngen_deferred %lu\ngen_open %lu\n",
 		   st.gen_flushed, st.gen_deferred, st.gen_open);
 	seq_printf(m, "flushing %d\n", st.flushing);
-	seq_printf(m, "paused %d\n", luf_is_paused());
+	seq_printf(m, "paused %d\n", luf_switch_paused());
 	if (cpumask_empty(cpus))
 		seq_puts(m, "pending_cpus none\n");
 	else

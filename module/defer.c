@@ -25,7 +25,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
-#include "luf.h"
+#include "internal.h"
 
 #define CREATE_TRACE_POINTS
 #include "luf_trace.h"
@@ -288,8 +288,9 @@ static void luf_limit_workfn(struct work_struct *work)
 
 static DECLARE_WORK(luf_limit_work, luf_limit_workfn);
 
-static unsigned long luf_defer(struct arch_tlbflush_unmap_batch *batch,
-			       unsigned long sources, unsigned long nr_pages)
+static unsigned long luf_defer_join(struct arch_tlbflush_unmap_batch *batch,
+				    unsigned long sources,
+				    unsigned long nr_pages)
 {
 	unsigned long flags, gen = 0;
 	bool first = false, over;
@@ -375,10 +376,10 @@ static void luf_ops_refused(enum luf_refusal why, unsigned long nr)
 #define LUF_TEST_ABI_VERSION LUF_ABI_VERSION
 #endif
 
-const struct luf_ops luf_ops = {
+const struct luf_ops luf_defer_ops = {
 	.abi_version	= LUF_TEST_ABI_VERSION,
 	.owner		= THIS_MODULE,
-	.defer		= luf_defer,
+	.defer		= luf_defer_join,
 	.flush		= luf_ops_flush,
 	.flush_mm	= luf_ops_flush_mm,
 	.refused	= luf_ops_refused,
@@ -479,7 +480,7 @@ void luf_defer_stop(void)
 }
 
 /* @cpus, if not NULL, receives the CPUs the open generation's flush needs. */
-void luf_get_state(struct luf_state *st, struct cpumask *cpus)
+void luf_defer_get_state(struct luf_state *st, struct cpumask *cpus)
 {
 	struct luf_gens *gens = luf_core.gens;
 	unsigned long flags, since;

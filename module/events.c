@@ -32,7 +32,7 @@
 #include <linux/errno.h>
 #include <linux/srcu.h>
 
-#include "luf.h"
+#include "internal.h"
 
 DEFINE_STATIC_SRCU(luf_events_srcu);
 static const struct luf_events __rcu *luf_events;

@@ -17,16 +17,16 @@
 #include <linux/errno.h>
 #include <linux/mutex.h>
 
-#include "luf.h"
+#include "internal.h"
 
 static unsigned int luf_knob_get_enabled(void)
 {
-	return luf_is_enabled();
+	return luf_switch_get();
 }
 
 static int luf_knob_set_enabled(unsigned int val)
 {
-	return luf_set_enabled(val);
+	return luf_switch_set(val);
 }
 
 static int luf_knob_set_defer(unsigned int val)

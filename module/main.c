@@ -5,7 +5,7 @@
 
 #include <linux/module.h>
 
-#include "luf.h"
+#include "internal.h"
 
 static int __init luf_mod_init(void)
 {
@@ -19,7 +19,7 @@ static int __init luf_mod_init(void)
 	if (err)
 		goto err_bind;
 
-	err = luf_start();
+	err = luf_switch_init();
 	if (err)
 		goto err_defer;
 
@@ -38,7 +38,7 @@ static int __init luf_mod_init(void)
 err_nl:
 	luf_nl_exit();
 err_enable:
-	luf_stop();
+	luf_switch_exit();
 err_defer:
 	luf_defer_exit();
 err_bind:
@@ -51,7 +51,7 @@ static void __exit luf_mod_exit(void)
 	luf_debugfs_exit();
 	luf_sysfs_exit();
 	luf_nl_exit();
-	luf_stop();
+	luf_switch_exit();
 	luf_defer_exit();
 	luf_core_unbind();
 }

@@ -15,7 +15,7 @@
 #include <linux/workqueue.h>
 #include <net/genetlink.h>
 
-#include "luf.h"
+#include "internal.h"
 #include "netlink/luf-nl-gen.h"
 
 /*
@@ -62,7 +62,7 @@ static int luf_nl_put_status(struct sk_buff *skb)
 	int i;
 
 	luf_knobs_get(knob);
-	luf_get_state(&st, NULL);
+	luf_defer_get_state(&st, NULL);
 	for (i = 0; i < NR_LUF_KNOBS; i++)
 		if (nla_put_u32(skb, LUF_A_STATUS_ENABLED + i, knob[i]))
 			return -EMSGSIZE;

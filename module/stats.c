@@ -8,7 +8,7 @@
 #include <linux/cpumask.h>
 #include <linux/percpu.h>
 
-#include "luf.h"
+#include "internal.h"
 
 const char *const luf_stat_names[NR_LUF_STATS] = {
 	[LUF_STAT_OFFERED]		= "offered",

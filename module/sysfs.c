@@ -9,7 +9,7 @@
 #include <linux/kstrtox.h>
 #include <linux/sysfs.h>
 
-#include "luf.h"
+#include "internal.h"
 
 static struct kobject *luf_kobj;
 

@@ -1,76 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Binding to core-hooks.patch and the enable switch.
+ * The A/B switch (/sys/kernel/mm/luf/enabled) and hibernation's pause.
  */
 
-#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/suspend.h>
 
-#include "luf.h"
-
-struct luf_core luf_core;
+#include "internal.h"
 
 /*
- * Every core symbol is looked up with symbol_get() instead of being linked
- * directly: on a kernel without core-hooks.patch a direct reference would fail
- * the load before our init runs, with nothing but "Unknown symbol" to show
- * for it.  Looked up here, the missing patch can be named.
+ * @lock serialises enable/disable and hibernation's pause, and protects the
+ * two fields after it (read without it, by luf_switch_get() and
+ * luf_switch_paused()): @on is what the operator asked for, @paused whether
+ * a hibernation holds deferral off.
  */
-int luf_core_bind(void)
-{
-	const char *missing;
-
-	luf_core.reg = symbol_get(luf_register);
-	luf_core.unreg = symbol_get(luf_unregister);
-	luf_core.flush_batch = symbol_get(luf_flush_batch);
-	luf_core.flush_mm_batched = symbol_get(luf_flush_mm_batched);
-	luf_core.gens = symbol_get(luf_gens);
-	luf_core.mm_kobj = symbol_get(mm_kobj);
-	luf_core.active = symbol_get(luf_active);
-
-	missing = !luf_core.reg ? "luf_register" :
-		  !luf_core.unreg ? "luf_unregister" :
-		  !luf_core.flush_batch ? "luf_flush_batch" :
-		  !luf_core.flush_mm_batched ? "luf_flush_mm_batched" :
-		  !luf_core.gens ? "luf_gens" :
-		  !luf_core.mm_kobj ? "mm_kobj" :
-		  !luf_core.active ? "luf_active" : NULL;
-	if (missing) {
-		pr_err("this kernel lacks core-hooks.patch (no exported %s); luf needs a kernel built with the patch and CONFIG_LUF=y\n",
-		       missing);
-		luf_core_unbind();
-		return -EOPNOTSUPP;
-	}
-	return 0;
-}
-
-void luf_core_unbind(void)
-{
-	if (luf_core.active)
-		symbol_put(luf_active);
-	if (luf_core.mm_kobj)
-		symbol_put(mm_kobj);
-	if (luf_core.gens)
-		symbol_put(luf_gens);
-	if (luf_core.flush_mm_batched)
-		symbol_put(luf_flush_mm_batched);
-	if (luf_core.flush_batch)
-		symbol_put(luf_flush_batch);
-	if (luf_core.unreg)
-		symbol_put(luf_unregister);
-	if (luf_core.reg)
-		symbol_put(luf_register);
-	memset(&luf_core, 0, sizeof(luf_core));
-}
-
-/*
- * Serialises enable/disable and hibernation's pause; luf_on is what the
- * operator asked for, luf_paused whether a hibernation holds deferral off.
- */
-static DEFINE_MUTEX(luf_state_lock);
-static bool luf_on;
-static bool luf_paused;
+static struct luf_switch {
+	struct mutex lock;	/* serialises the switch: see above */
+	bool on;
+	bool paused;
+} luf_switch = {
+	.lock = __MUTEX_INITIALIZER(luf_switch.lock),
+};
 
 /*
  * Idempotent, like lru_gen_change_state().  Enabling registers the hooks
@@ -80,26 +30,26 @@ static bool luf_paused;
  * memory: every hook site is a no-op jump again, as without the module.
  * Enabled during a hibernation, luf starts deferring when it is over.
  */
-int luf_set_enabled(bool on)
+int luf_switch_set(bool on)
 {
 	int err = 0;
 
-	mutex_lock(&luf_state_lock);
-	if (on != luf_on) {
+	mutex_lock(&luf_switch.lock);
+	if (on != luf_switch.on) {
 		if (on) {
 			/* The core checks the interface version. */
-			err = luf_core.reg(&luf_ops);
-			if (!err && !luf_paused)
+			err = luf_core.reg(&luf_defer_ops);
+			if (!err && !luf_switch.paused)
 				luf_defer_start();
 		} else {
 			luf_defer_stop();
 			/* Nothing is outstanding now: no tag needs checking. */
-			luf_core.unreg(&luf_ops);
+			luf_core.unreg(&luf_defer_ops);
 		}
 		if (!err)
-			WRITE_ONCE(luf_on, on);
+			WRITE_ONCE(luf_switch.on, on);
 	}
-	mutex_unlock(&luf_state_lock);
+	mutex_unlock(&luf_switch.lock);
 	return err;
 }
 
@@ -120,10 +70,10 @@ int luf_set_enabled(bool on)
  */
 static void luf_set_paused(bool pause)
 {
-	mutex_lock(&luf_state_lock);
-	if (pause != luf_paused) {
-		WRITE_ONCE(luf_paused, pause);
-		if (luf_on) {
+	mutex_lock(&luf_switch.lock);
+	if (pause != luf_switch.paused) {
+		WRITE_ONCE(luf_switch.paused, pause);
+		if (luf_switch.on) {
 			if (pause)
 				luf_defer_stop();
 			else
@@ -132,7 +82,7 @@ static void luf_set_paused(bool pause)
 				pause ? "paused for" : "resumed after");
 		}
 	}
-	mutex_unlock(&luf_state_lock);
+	mutex_unlock(&luf_switch.lock);
 }
 
 static int luf_pm_notify(struct notifier_block *nb, unsigned long action,
@@ -156,35 +106,36 @@ static struct notifier_block luf_pm_nb = {
 };
 
 /* Load. */
-int luf_start(void)
+int luf_switch_init(void)
 {
 	int err;
 
 	err = register_pm_notifier(&luf_pm_nb);
 	if (err)
 		return err;
-	err = luf_set_enabled(true);
+	err = luf_switch_set(true);
 	if (err)
 		unregister_pm_notifier(&luf_pm_nb);
 	return err;
 }
 
 /* Unload: everything flushed before the core stops checking tags. */
-void luf_stop(void)
+void luf_switch_exit(void)
 {
-	luf_set_enabled(false);
+	luf_switch_set(false);
 	unregister_pm_notifier(&luf_pm_nb);
 	/* Debug bits of a debug build must not outlive it. */
 	WRITE_ONCE(luf_core.gens->debug, 0);
 }
 
-bool luf_is_enabled(void)
+/* What the operator asked for; the core's luf_enabled() is the hooks' key. */
+bool luf_switch_get(void)
 {
-	return READ_ONCE(luf_on);
+	return READ_ONCE(luf_switch.on);
 }
 
 /* True while a hibernation holds deferral off (debugfs state). */
-bool luf_is_paused(void)
+bool luf_switch_paused(void)
 {
-	return READ_ONCE(luf_paused);
+	return READ_ONCE(luf_switch.paused);
 }
