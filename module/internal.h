@@ -9,7 +9,8 @@
  * event that the higher one registered for (struct luf_events), and a knob
  * that belongs to an interface is an entry that interface put in the knob
  * table: the mechanism never names an interface, as DAMON's core never
- * names its sysfs.
+ * names its sysfs.  tests/host/module-layers.sh (make check) reads the
+ * table below and checks it against the symbols of the built objects.
  *
  * layer unit     files                 what
  *   1   bind     bind.c                the core's entry points (luf_core)

@@ -125,6 +125,9 @@ tests/host/abstat.sh | tee -a "$results"
 tests/host/tool-options.sh "$build/tools" | tee -a "$results"
 # CONFIG_LUF only where its generations fit (x86_64, not i386).
 tests/host/kconfig-arch.sh "$kp/.." "$build/kconfig-arch" | tee -a "$results"
+# The module's units call down their layers only (module/internal.h):
+# the objects of the release build (make module, here) and the debug one.
+tests/host/module-layers.sh "$top" "$dbg" | tee -a "$results"
 # Modules inlining luf's hooks link: every symbol they reach is exported.
 tests/host/inline-exports.sh "$kp" "$build/inline-probe" | tee -a "$results"
 # The benchmark report on known input.
