@@ -48,8 +48,11 @@ kernel: setup
 module: setup
 	@kdir=$${KDIR:-$(patched_kdir)} && $(MAKE) -C "$$kdir" M=$(CURDIR) modules
 
+# lufctl (tools/) and the programs the tests run (tests/tools/), all in
+# build/tools/.
 tools: setup
 	@$(MAKE) -C tools
+	@$(MAKE) -C tests/tools
 
 check:
 	@tests/check.sh
@@ -95,3 +98,4 @@ clean:
 	rm -f luf.ko *.o *.mod *.mod.c *.order Module.symvers .*.cmd module/*.o module/.*.cmd \
 		module/netlink/*.o module/netlink/.*.cmd
 	@$(MAKE) -C tools clean
+	@$(MAKE) -C tests/tools clean

@@ -1,7 +1,7 @@
 #!/bin/bash
 # make demo: boot the patched release kernel in the two-tier guest, load
-# luf, show the tiers, then run the tiering workload (tools/tierbench on an
-# ext4 file bigger than node 0) with luf off and on alternating in the same
+# luf, show the tiers, then run the tiering workload (tests/tools/tierbench
+# on an ext4 file bigger than node 0) with luf off and on alternating in the same
 # boot, and print the side-by-side comparison.  Full benchmarks: make bench.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)

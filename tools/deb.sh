@@ -19,11 +19,11 @@ stage=$out/luf-$ver
 rm -rf "$stage" "$out"/luf*_"$ver"_*.deb "$out"/luf_"$ver"_*.{buildinfo,changes}
 cd "$top"
 make -s -C "$top" dkms-source DKMS_SRC="$stage"
-mkdir -p "$stage/tools"
+mkdir -p "$stage/tools" "$stage/tests/tools"
 cp core-hooks.patch "$stage/"
-cp tools/*.c tools/*.h tools/Makefile tools/lufctl-man.sh \
-   tools/lufctl.bash-completion "$stage/tools/"
+cp tools/Makefile tools/lufctl-man.sh tools/lufctl.bash-completion "$stage/tools/"
 cp -r tools/lufctl "$stage/tools/"
+cp tests/tools/*.c tests/tools/*.h tests/tools/Makefile "$stage/tests/tools/"
 cp -r tools/debian "$stage/debian"
 # The changelog's date: the last commit's, so that two builds of one
 # commit make the same packages.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The tools read as one suite: a short option means the same in every one
-# (tools/bench.h: -m mode, -f file, -s MiB, -n pages, -t threads, -d
+# (tests/tools/bench.h: -m mode, -f file, -s MiB, -n pages, -t threads, -d
 # seconds, -w warm-up, -p passes, -c create), everything else is a long
 # option, and a bad number is refused with a message that names the
 # option (exit 2).  lufctl keeps its own letters (-j, -v, -i, -r, -h, -V),
@@ -16,7 +16,7 @@ tools=(tierbench migbench allocbench writebench fragbench lufstress luflost)
 # Which short letters each tool's getopt takes, from its source.
 bad=
 for t in "${tools[@]}"; do
-	opts=$(grep -o 'getopt_long(argc, argv, "[^"]*"' "$top/tools/$t.c" | sed 's/.*"\(.*\)"/\1/' | tr -d ':')
+	opts=$(grep -o 'getopt_long(argc, argv, "[^"]*"' "$top/tests/tools/$t.c" | sed 's/.*"\(.*\)"/\1/' | tr -d ':')
 	if [ -z "$opts" ]; then
 		bad="$bad $t: no getopt_long;"
 		continue
@@ -41,7 +41,7 @@ for t in "${tools[@]}"; do
 	rc=$?
 	want="-t wants a whole number"
 	# A tool without -t (fragbench): a usage error.
-	grep -q 'getopt_long(argc, argv, "[^"]*t' "$top/tools/$t.c" || want="usage:"
+	grep -q 'getopt_long(argc, argv, "[^"]*t' "$top/tests/tools/$t.c" || want="usage:"
 	if [ $rc -ne 2 ]; then
 		bad="$bad $t -t x: exit $rc;"
 	elif [ -n "$want" ] && ! grep -qF -- "$want" <<<"$err"; then
