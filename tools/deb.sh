@@ -24,6 +24,7 @@ cp core-hooks.patch "$stage/"
 cp tools/Makefile tools/lufctl-man.sh tools/lufctl.bash-completion "$stage/tools/"
 cp -r tools/lufctl "$stage/tools/"
 cp tests/tools/*.c tests/tools/*.h tests/tools/Makefile "$stage/tests/tools/"
+cp -r tests/tools/lufstress "$stage/tests/tools/"
 cp -r tools/debian "$stage/debian"
 # The changelog's date: the last commit's, so that two builds of one
 # commit make the same packages.

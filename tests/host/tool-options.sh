@@ -13,10 +13,20 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 shared=mfsntdwpc
 tools=(tierbench migbench allocbench writebench fragbench lufstress luflost)
 
+# The file of a tool that parses its options: <tool>.c, or main.c of a
+# tool of several files (tests/tools/<tool>/).
+src() {
+	if [ -d "$top/tests/tools/$1" ]; then
+		echo "$top/tests/tools/$1/main.c"
+	else
+		echo "$top/tests/tools/$1.c"
+	fi
+}
+
 # Which short letters each tool's getopt takes, from its source.
 bad=
 for t in "${tools[@]}"; do
-	opts=$(grep -o 'getopt_long(argc, argv, "[^"]*"' "$top/tests/tools/$t.c" | sed 's/.*"\(.*\)"/\1/' | tr -d ':')
+	opts=$(grep -o 'getopt_long(argc, argv, "[^"]*"' "$(src "$t")" | sed 's/.*"\(.*\)"/\1/' | tr -d ':')
 	if [ -z "$opts" ]; then
 		bad="$bad $t: no getopt_long;"
 		continue
@@ -41,7 +51,7 @@ for t in "${tools[@]}"; do
 	rc=$?
 	want="-t wants a whole number"
 	# A tool without -t (fragbench): a usage error.
-	grep -q 'getopt_long(argc, argv, "[^"]*t' "$top/tests/tools/$t.c" || want="usage:"
+	grep -q 'getopt_long(argc, argv, "[^"]*t' "$(src "$t")" || want="usage:"
 	if [ $rc -ne 2 ]; then
 		bad="$bad $t -t x: exit $rc;"
 	elif [ -n "$want" ] && ! grep -qF -- "$want" <<<"$err"; then

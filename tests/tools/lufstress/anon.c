@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lufstress's modes on anonymous memory, and the writers that change the
+ * contents through a mapping (a write fault, mprotect(2), /proc/self/mem)
+ * rather than through a file:
+ *
+ *   anon	private anonymous memory, shared read-only with a forked child
+ *   shmem	anonymous shared memory (MAP_SHARED | MAP_ANONYMOUS: shmem,
+ *		in 64 KiB folios with hugepages-64kB/shmem_enabled always),
+ *		filled, then made read-only with mprotect(2); with
+ *		--source pageout and a swap file, reclaim unmaps each large folio
+ *		whole and shmem_writepage() splits it after that unmap (a
+ *		swap file has no large swap entries)
+ *   cow	anonymous memory written to by the writer thread through its
+ *		own mapping (write faults on read-only, exclusive pages)
+ *   mprotect	anonymous memory made writable with mprotect(2), written,
+ *		and made read-only again, by the writer
+ *   mprotect-shared
+ *		a tmpfs file shared with a writer process, which makes its
+ *		own mapping writable with mprotect(2) (no write fault on
+ *		tmpfs), writes and makes it read-only again: the readers'
+ *		stale entries are in another mm, which nothing but luf's
+ *		mprotect trigger flushes
+ *   force	private anonymous memory made read-only with mprotect(2);
+ *		the writer changes it through /proc/self/mem, as a debugger
+ *		setting a breakpoint does: a FOLL_FORCE write into the
+ *		exclusive pages, with no write fault
+ */
+#define _GNU_SOURCE
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "lufstress.h"
+
+static int mem_fd = -1;			/* force: /proc/self/mem */
+
+/*
+ * Write-protect the PTEs of the anonymous area but keep the pages exclusive:
+ * a child that exits at once leaves the parent's PTEs write-protected (fork
+ * did it) and the pages with a single reference, so the next write to each
+ * is a write fault that reuses the page in place.
+ */
+static void write_protect(void)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork");
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+}
+
+/*
+ * Make @a writable without a fault (mprotect(2)), write epoch @e into it
+ * and make it read-only again.
+ */
+void write_unprotected(uint64_t *a, uint64_t e)
+{
+	long p;
+
+	if (mprotect(a, npages * page_size, PROT_READ | PROT_WRITE))
+		die("mprotect");
+	for (p = 0; p < npages; p++)
+		fill_page(a + p * page_size / 8, p, e);
+	if (mprotect(a, npages * page_size, PROT_READ))
+		die("mprotect");
+}
+
+/*
+ * mprotect-shared: the writer is a process of its own, so that nothing it
+ * does flushes the readers' mm, and writes through its own mapping of the
+ * file.  The PTEs must be present and read-only for mprotect() to upgrade
+ * them: it does, for all at once, since tmpfs wants no write notification.
+ */
+static void shared_writer(void)
+{
+	volatile uint64_t sum = 0;
+	long p;
+
+	for (p = 0; p < npages; p++)
+		sum += area[p * page_size / 8];
+	while (!atomic_load(&shm->stop)) {
+		uint64_t e = atomic_load(&shm->epoch) + 1;
+
+		write_unprotected(area, e);
+		publish(e);
+		sleep_ms(20);
+	}
+	_exit(0);
+}
+
+/*
+ * The readers' area: @len bytes of anonymous memory, MAP_PRIVATE or
+ * MAP_SHARED (@flags), filled with epoch 0.
+ */
+static void map_filled(size_t len, int flags)
+{
+	long p;
+
+	area = mmap(NULL, len, PROT_READ | PROT_WRITE, flags | MAP_ANONYMOUS,
+		    -1, 0);
+	if (area == MAP_FAILED)
+		die("mmap");
+	for (p = 0; p < npages; p++)
+		fill_page(area + p * page_size / 8, p, 0);
+}
+
+/* anon, cow, mprotect, force: private anonymous memory. */
+void anon_setup(size_t len)
+{
+	map_filled(len, MAP_PRIVATE);
+	warea = area;
+	if (mode == M_ANON) {
+		/*
+		 * Share the pages read-only with a child: after fork both
+		 * mappings are write-protected (and dirty).
+		 */
+		child = fork();
+		if (child < 0)
+			die("fork");
+		if (child == 0) {
+			pause();
+			_exit(0);
+		}
+	} else if (mode == M_COW) {
+		write_protect();
+	} else if (mprotect(area, len, PROT_READ)) {
+		die("mprotect");
+	}
+	if (mode == M_FORCE) {
+		mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+		if (mem_fd < 0)
+			die("/proc/self/mem");
+	}
+}
+
+void shmem_setup(size_t len)
+{
+	map_filled(len, MAP_SHARED);
+	/*
+	 * The hog is forked: a second mapping of the folios would make
+	 * MADV_PAGEOUT pass them by as shared.
+	 */
+	if (madvise(area, len, MADV_DONTFORK) ||
+	    mprotect(area, len, PROT_READ))
+		die("madvise/mprotect");
+}
+
+enum round cow_round(uint64_t e, uint64_t *buf)
+{
+	long p;
+
+	/* Each first write is a write fault reusing the page. */
+	for (p = 0; p < npages; p++)
+		fill_page(warea + p * page_size / 8, p, e);
+	publish(e);
+	sleep_ms(20);
+	write_protect();
+	return ROUND_DONE;
+}
+
+enum round mprotect_round(uint64_t e, uint64_t *buf)
+{
+	/* Upgrade without a fault, write, downgrade. */
+	write_unprotected(warea, e);
+	return ROUND_PUBLISH;
+}
+
+enum round mprotect_shared_round(uint64_t e, uint64_t *buf)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork");
+	if (pid == 0)
+		shared_writer();
+	waitpid(pid, NULL, 0);
+	return ROUND_STOP;
+}
+
+enum round force_round(uint64_t e, uint64_t *buf)
+{
+	long p;
+
+	/* No fault: the PTEs stay read-only, as they were. */
+	for (p = 0; p < npages; p++) {
+		fill_page(buf, p, e);
+		if (pwrite(mem_fd, buf, page_size,
+			   (off_t)(uintptr_t)(area + p * page_size / 8)) !=
+		    page_size)
+			die("pwrite /proc/self/mem");
+	}
+	return ROUND_PUBLISH;
+}
