@@ -79,14 +79,14 @@ dkms-source:
 	fi
 
 deb: setup
-	@tools/deb.sh $(BUILD)/deb
+	@tools/packaging/deb.sh $(BUILD)/deb
 
 KCONFIG ?= debian
 kernel-deb: setup
-	@tools/kernel-deb.sh --config $(KCONFIG) $(if $(LSMOD),--lsmod $(LSMOD)) --out $(BUILD)/kernel-deb
+	@tools/packaging/kernel-deb.sh --config $(KCONFIG) $(if $(LSMOD),--lsmod $(LSMOD)) --out $(BUILD)/kernel-deb
 
 check-series: setup
-	@tools/check-series.sh
+	@tools/maint/check-series.sh
 
 dkms-install: dkms-source
 	dkms add -m luf -v $(VERSION)

@@ -84,11 +84,11 @@ must selftests tests/selftests.sh "$kv" "$build/selftests"
 step "host tests"
 # The series: each patch checkpatch-clean, and git am and patch -p1 both
 # apply it (make check-series also builds the tree after each patch).
-tools/check-series.sh --apply > "$out/series.txt" 2>&1
+tools/maint/check-series.sh --apply > "$out/series.txt" 2>&1
 rc=$?
 tee -a "$results" < "$out/series.txt"
 if [ $rc -ne 0 ] && ! grep -q '^FAIL ' "$out/series.txt"; then
-	record FAIL series-apply "tools/check-series.sh --apply exited $rc: see $out/series.txt"
+	record FAIL series-apply "tools/maint/check-series.sh --apply exited $rc: see $out/series.txt"
 fi
 # The module is checkpatch-clean.
 cp_log=$out/checkpatch.log
@@ -111,7 +111,7 @@ else
 fi
 # The committed netlink code is what the kernel's generator makes of the spec.
 nl_log=$out/netlink-generated.log
-if tools/regen-netlink.sh --check "$kv/.." >"$nl_log" 2>&1; then
+if tools/maint/regen-netlink.sh --check "$kv/.." >"$nl_log" 2>&1; then
 	record PASS netlink-generated
 else
 	record FAIL netlink-generated "see $nl_log"

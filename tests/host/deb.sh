@@ -13,8 +13,8 @@ dkms_deb=$out/luf-dkms_${ver}_all.deb
 tools_deb=$out/luf-tools_${ver}_$arch.deb
 x=$out/x
 
-if ! "$top/tools/deb.sh" "$out" >"$out.log" 2>&1; then
-	echo "FAIL deb-build: tools/deb.sh failed"
+if ! "$top/tools/packaging/deb.sh" "$out" >"$out.log" 2>&1; then
+	echo "FAIL deb-build: tools/packaging/deb.sh failed"
 	sed 's/^/    /' "$out.log" | tail -n 20
 	exit 1
 fi

@@ -9,8 +9,8 @@ out=${1:?output dir}
 jobs=${2:-1}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 start=$(date +%s)
-if ! "$top/tools/kernel-deb.sh" --config test --jobs "$jobs" --out "$out" >"$out.log" 2>&1; then
-	echo "FAIL kernel-deb-build: tools/kernel-deb.sh --config test failed"
+if ! "$top/tools/packaging/kernel-deb.sh" --config test --jobs "$jobs" --out "$out" >"$out.log" 2>&1; then
+	echo "FAIL kernel-deb-build: tools/packaging/kernel-deb.sh --config test failed"
 	tail -n 20 "$out.log" | sed 's/^/    /'
 	exit 1
 fi

@@ -86,7 +86,8 @@ sync_patched() {
 	rm -rf "$tmp"
 }
 [ "$flavor" = patched ] && sync_patched
-# source: the tree as it is now, for another build (tools/kernel-deb.sh).
+# source: the tree as it is now, for another build
+# (tools/packaging/kernel-deb.sh).
 if [ "$variant" = source ]; then
 	echo "$src"
 	exit 0

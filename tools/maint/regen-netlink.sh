@@ -3,13 +3,13 @@
 # kernel's own generator (tools/net/ynl/ynl-gen-c.py of the 6.12 source),
 # validating the spec against the kernel's genetlink schema:
 #
-#   tools/regen-netlink.sh [KSRC]            rewrite the generated files
-#   tools/regen-netlink.sh --check [KSRC]    exit 1 if any is out of date
+#   tools/maint/regen-netlink.sh [KSRC]          rewrite the generated files
+#   tools/maint/regen-netlink.sh --check [KSRC]  exit 1 if any is out of date
 #
 # KSRC defaults to the vanilla tree tests/kernel/build.sh unpacks.  The
 # generated files are committed: building luf.ko (dkms too) needs no Python.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 check=
 [ "${1:-}" = --check ] && { check=1; shift; }
 if [ $# -gt 0 ]; then

@@ -3,8 +3,8 @@
 # Debian packages (linux-image-<release>, linux-headers-<release>) with the
 # local version -luf, by the kernel's own bindeb-pkg.
 #
-#   tools/kernel-deb.sh [--config debian|test|<file>] [--lsmod <file>]
-#                       [--out <dir>] [--jobs <n>]
+#   tools/packaging/kernel-deb.sh [--config debian|test|<file>]
+#                                 [--lsmod <file>] [--out <dir>] [--jobs <n>]
 #
 # --config debian  Debian's own 6.12 config (the amd64 flavour of the
 #                  linux-config-6.12 package, fetched with apt-get download:
@@ -25,7 +25,7 @@
 # to the test kernels' (ccache reuses their objects where they match).
 # Prints the packages with their sizes.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 config=debian lsmod= out=$top/build/kernel-deb jobs=$(nproc)
 usage() { echo "usage: kernel-deb.sh [--config debian|test|FILE] [--lsmod FILE] [--out DIR] [--jobs N]" >&2; exit 2; }
 while [ $# -gt 0 ]; do

@@ -2,14 +2,17 @@
 # core-hooks.patch is a git format-patch series.  Check that it is one a
 # maintainer can take:
 #
-#   tools/check-series.sh --apply   each patch is checkpatch-clean, and
-#                                   `git am` and `patch -p1` both apply the
-#                                   series to the pinned source, with the
-#                                   same result (seconds; make check)
-#   tools/check-series.sh           the same, then the tree builds after
-#                                   each patch (the test kernel's config,
-#                                   CONFIG_LUF=y), and after the last one
-#                                   with CONFIG_LUF=n too (make check-series)
+#   tools/maint/check-series.sh --apply   each patch is checkpatch-clean,
+#                                         and `git am` and `patch -p1` both
+#                                         apply the series to the pinned
+#                                         source, with the same result
+#                                         (seconds; make check)
+#   tools/maint/check-series.sh           the same, then the tree builds
+#                                         after each patch (the test
+#                                         kernel's config, CONFIG_LUF=y),
+#                                         and after the last one with
+#                                         CONFIG_LUF=n too (make
+#                                         check-series)
 #
 # Options: --jobs N (make -j, default the number of CPUs).
 # Prints PASS/FAIL lines and exits non-zero on a failure.
@@ -21,7 +24,7 @@
 # the first patch (the widely included headers change there) and again at
 # the seventh (fs.h) and for CONFIG_LUF=n; ccache serves what it has seen.
 set -uo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 apply_only= jobs=$(nproc)
 while [ $# -gt 0 ]; do
 	case $1 in

@@ -1,12 +1,12 @@
 #!/bin/bash
 # make deb: build luf's Debian packages, luf-dkms and luf-tools.
-#   tools/deb.sh [output dir]        (default build/deb)
+#   tools/packaging/deb.sh [output dir]        (default build/deb)
 # Stages what the packages are made of in <output dir>/luf-<version>/, puts
-# tools/debian/ there as debian/ with a changelog for dkms.conf's
+# tools/packaging/debian/ there as debian/ with a changelog for dkms.conf's
 # PACKAGE_VERSION (luf's one place for its version), and runs
 # dpkg-buildpackage on it.  Prints the packages' paths and sizes.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$top/build/deb}
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
 [ -n "$ver" ] || { echo "deb.sh: no PACKAGE_VERSION in dkms.conf" >&2; exit 1; }
@@ -25,7 +25,7 @@ cp tools/Makefile tools/lufctl-man.sh tools/lufctl.bash-completion "$stage/tools
 cp -r tools/lufctl "$stage/tools/"
 cp tests/tools/*.c tests/tools/*.h tests/tools/Makefile "$stage/tests/tools/"
 cp -r tests/tools/lufstress "$stage/tests/tools/"
-cp -r tools/debian "$stage/debian"
+cp -r tools/packaging/debian "$stage/debian"
 # The changelog's date: the last commit's, so that two builds of one
 # commit make the same packages.
 when=$(git -C "$top" log -1 --format=%cD 2>/dev/null || date -R)
