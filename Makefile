@@ -32,7 +32,7 @@ KBUILD_VARIANT ?= debug
 # The patched kernel build directory, built on demand (cheap when cached).
 patched_kdir = $$(tests/kernel/build.sh patched $(KBUILD_VARIANT))
 
-.PHONY: all setup kernel module tools check demo bench dkms-source dkms-install deb kernel-deb check-series clean
+.PHONY: all setup kernel module tools check check-one demo bench dkms-source dkms-install deb kernel-deb check-series clean
 
 all: module tools
 
@@ -56,6 +56,13 @@ tools: setup
 
 check:
 	@tests/check.sh
+
+# One guest test alone: make check-one T=<test> [SUITE=vanilla|...]: the
+# same builds as make check, then only that test's lines of the suite
+# (patched by default) in one guest; no host tests, no other guests.
+check-one:
+	@[ -n "$(T)" ] || { echo "usage: make check-one T=<test in tests/guest/t/> [SUITE=<suite>]" >&2; exit 2; }
+	@LUF_ONLY='$(T)' LUF_SUITE='$(SUITE)' tests/check.sh
 
 demo:
 	@tests/demo.sh

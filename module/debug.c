@@ -98,6 +98,7 @@ static const struct file_operations softirq_change_fops = {
  */
 static int split_check_show(struct seq_file *m, void *v)
 {
+	unsigned long steps = 0;
 	int nid, err;
 
 	for_each_online_node(nid) {
@@ -108,6 +109,14 @@ static int split_check_show(struct seq_file *m, void *v)
 			struct page *page = pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
 			unsigned long order, tag;
 
+			/*
+			 * A node is hundreds of thousands of pfns, each
+			 * pfn_valid() an RCU section under lockdep: tens of
+			 * seconds in a loaded emulator, a soft lockup without
+			 * a break (seen, 23 s).
+			 */
+			if (!(++steps % 1024))
+				cond_resched();
 			if (!page || !PageBuddy(page))
 				continue;
 			order = page_private(page);

@@ -2,6 +2,8 @@
 # make check: build everything (cached after the first run), run the host
 # tests, boot the patched and the vanilla kernel and run their suites, and
 # end with "N passed, N failed".  Exit status 0 only if nothing failed.
+# LUF_ONLY=<test> (make check-one): the same builds, then only that test's
+# lines of one suite (LUF_SUITE, default patched) in one guest.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -12,6 +14,11 @@ mkdir -p "$out"
 results=$out/results.txt
 : > "$results"
 t0=$(date +%s)
+only=${LUF_ONLY:-}
+if [ -n "$only" ] && [ ! -x "tests/guest/t/$only" ]; then
+	echo "check.sh: no guest test tests/guest/t/$only" >&2
+	exit 2
+fi
 
 record() {	# record <PASS|FAIL|SKIP> <name> [reason]
 	echo "$1 $2${3:+: $3}" | tee -a "$results"
@@ -76,69 +83,28 @@ must module-atomic make -s -C "$kp" M="$amod" modules
 step "guest binaries"
 must tools make -s tools
 mkdir -p "$build/guest"
+# The guest's helpers link the test programs' library, tests/tools/bench.c.
 for c in tests/guest/src/*.c; do
-	must "helper-$(basename "$c" .c)" gcc -static -O2 -Wall -Imodule/include/uapi -o "$build/guest/$(basename "$c" .c)" "$c" -lpthread
+	must "helper-$(basename "$c" .c)" gcc -static -O2 -Wall -Imodule/include/uapi -Itests/tools \
+		-o "$build/guest/$(basename "$c" .c)" "$c" tests/tools/bench.c -lpthread
 done
 must selftests tests/selftests.sh "$kv" "$build/selftests"
 
+if [ -z "$only" ]; then
 step "host tests"
-# The series: each patch checkpatch-clean, and git am and patch -p1 both
-# apply it (make check-series also builds the tree after each patch).
-tools/maint/check-series.sh --apply > "$out/series.txt" 2>&1
-rc=$?
-tee -a "$results" < "$out/series.txt"
-if [ $rc -ne 0 ] && ! grep -q '^FAIL ' "$out/series.txt"; then
-	record FAIL series-apply "tools/maint/check-series.sh --apply exited $rc: see $out/series.txt"
-fi
-# The module is checkpatch-clean.
-cp_log=$out/checkpatch.log
-if "$kp/../scripts/checkpatch.pl" --no-tree --strict -q -f module/*.[ch] >"$cp_log" 2>&1; then
-	record PASS checkpatch
-else
-	record FAIL checkpatch "see $cp_log"
-	sed 's/^/    /' "$cp_log" | head -n 30
-fi
-# Building against a kernel without the patch stops with a clear message.
-kb_log=$out/kbuild-vanilla.log
-rm -rf "$build/kbuild-vanilla" && mkdir -p "$build/kbuild-vanilla" &&
-	cp -r Kbuild dkms.conf module "$build/kbuild-vanilla/"
-if make -C "$kv" M="$build/kbuild-vanilla" modules >"$kb_log" 2>&1; then
-	record FAIL kbuild-refuses-vanilla "luf built against a kernel without the patch"
-elif grep -q 'lacks core-hooks.patch' "$kb_log"; then
-	record PASS kbuild-refuses-vanilla
-else
-	record FAIL kbuild-refuses-vanilla "failed without naming the patch: see $kb_log"
-fi
-# The committed netlink code is what the kernel's generator makes of the spec.
-nl_log=$out/netlink-generated.log
-if tools/maint/regen-netlink.sh --check "$kv/.." >"$nl_log" 2>&1; then
-	record PASS netlink-generated
-else
-	record FAIL netlink-generated "see $nl_log"
-	sed 's/^/    /' "$nl_log" | head -n 20
-fi
-# lufctl's argument handling (no luf family on the host).
-tests/host/lufctl.sh "$build/tools/lufctl" | tee -a "$results"
-# The statistics lufctl ab prints, on samples worked out by hand.
-tests/host/abstat.sh | tee -a "$results"
-# One meaning per short option across the tools; bad numbers refused.
-tests/host/tool-options.sh "$build/tools" | tee -a "$results"
-# CONFIG_LUF only where its generations fit (x86_64, not i386).
-tests/host/kconfig-arch.sh "$kp/.." "$build/kconfig-arch" | tee -a "$results"
-# The module's units call down their layers only (module/internal.h):
-# the objects of the release build (make module, here) and the debug one.
-tests/host/module-layers.sh "$top" "$dbg" | tee -a "$results"
-# Modules inlining luf's hooks link: every symbol they reach is exported.
-tests/host/inline-exports.sh "$kp" "$build/inline-probe" | tee -a "$results"
-# The benchmark report on known input.
-tests/host/report.sh | tee -a "$results"
-# make deb's packages, and the module source they ship builds.
-rm -rf "$build/deb" && mkdir -p "$build/deb"
-tests/host/deb.sh "$kp" "$build/deb/out" | tee -a "$results"
-if [ "$(id -u)" -eq 0 ]; then
-	tests/host/dkms.sh "$kp" "$kv" | tee -a "$results"
-else
-	record SKIP dkms "needs root to link /lib/modules/<release>/build"
+# Every tests/host/*.sh marked "# check: host" (tests/host/lib.sh), in
+# name order; what they need comes from these.
+export LUF_TOP=$top LUF_BUILD=$build LUF_OUT=$out LUF_TOOLS=$build/tools \
+	LUF_KP=$kp LUF_KV=$kv LUF_MOD_RELEASE=$top LUF_MOD_DEBUG=$dbg
+for t in tests/host/*.sh; do
+	grep -qx '# check: host' "$t" || continue
+	name=$(basename "$t" .sh)
+	"$t" > "$out/host-$name.txt" 2>&1
+	grep -E '^(PASS|FAIL|SKIP) ' "$out/host-$name.txt" | tee -a "$results"
+	grep -E '^    ' "$out/host-$name.txt" | head -n 30
+	grep -qE '^(PASS|FAIL|SKIP) ' "$out/host-$name.txt" ||
+		record FAIL "host-$name" "no verdict: see $out/host-$name.txt"
+done
 fi
 
 step "initramfs"
@@ -151,8 +117,8 @@ must initramfs tests/initramfs.sh "$build/initramfs.cpio" "$build/stage" \
 # run_vm <suite> <kernel build dir> <timeout>: verdict lines go to
 # $out/vm-<suite>.txt; the harness's own verdict is the exit status.
 run_vm() {
-	tests/vm.sh "$2/arch/x86/boot/bzImage" "$build/initramfs.cpio" "$1" \
-		"$out/vm-$1" "$3" > "$out/vm-$1.txt"
+	tests/vm.sh ${only:+--only "$only"} "$2/arch/x86/boot/bzImage" \
+		"$build/initramfs.cpio" "$1" "$out/vm-$1" "$3" > "$out/vm-$1.txt"
 }
 
 # The guest's verdicts, named <suite>/<test>.  The run's own verdict
@@ -186,6 +152,19 @@ truncate -s 320M "$build/xfs.img" && mkfs.xfs -q -f "$build/xfs.img" ||
 truncate -s 64M "$build/sq.img"
 # A blank one for a swap partition that hibernation writes its image to.
 truncate -s 256M "$build/swap.img"
+disks=(LUF_DISK="$build/disk.img" LUF_DISK_XFS="$build/xfs.img" LUF_DISK_SQ="$build/sq.img"
+       LUF_DISK_SWAP="$build/swap.img")
+if [ -n "$only" ]; then
+	suite=${LUF_SUITE:-patched}
+	k=$kp
+	[ "$suite" = vanilla ] && k=$kv
+	step "guest: the $suite suite, only $only"
+	( export "${disks[@]}"; run_vm "$suite" "$k" 3000 )
+	rc=$?
+	guest_verdicts "$suite" | tee -a "$results"
+	vm_verdict "$suite" $rc
+	summary
+fi
 step "guests: patched kernel | vanilla kernel, init_on_free=1, harness self-test, softirq mutation"
 (
 	run_vm vanilla "$kv" 1500; echo $? > "$out/rc-vanilla"
@@ -204,8 +183,7 @@ step "guests: patched kernel | vanilla kernel, init_on_free=1, harness self-test
 	fi
 ) &
 others=$!
-LUF_DISK=$build/disk.img LUF_DISK_XFS=$build/xfs.img LUF_DISK_SQ=$build/sq.img \
-	LUF_DISK_SWAP=$build/swap.img run_vm patched "$kp" 3000
+( export "${disks[@]}"; run_vm patched "$kp" 3000 )
 rc_patched=$?
 wait $others
 echo "   guests done"

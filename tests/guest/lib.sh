@@ -28,30 +28,31 @@ verdict() {
 
 LUF_TEST_TIMEOUT=${LUF_TEST_TIMEOUT:-900}
 
-# luf_run_test <timeout> <name> [args]: run one test; its exit status, or
-# 124 when the watchdog had to stop it.  setsid makes the test the leader
-# of a new process group (it is not one already: a background job of a
-# shell without job control), so that the watchdog stops its helpers too:
-# TERM first, so that its EXIT trap can undo what it changed, and KILL for
-# whatever is left.
+# luf_run_test <output file> <timeout> <name> [args]: run one test, its
+# output to the file; its exit status, or 124 when the watchdog had to stop
+# it.  setsid makes the test the leader of a new process group (it is not
+# one already: a background job of a shell without job control), so that
+# the watchdog stops its helpers too: TERM first, so that its EXIT trap can
+# undo what it changed, and KILL for whatever is left.  Call it with stderr
+# to /dev/null: the shell reports the jobs it reaps ("Killed") there, and
+# the test's last line must stay its own.
 luf_run_test() {
-	local tmo=$1 pid wd rc mark=/tmp/luf-timeout.$$
-	shift
+	local out=$1 tmo=$2 pid wd rc mark=/tmp/luf-timeout.$$
+	shift 2
 	rm -f $mark
-	# shellcheck disable=SC2086
-	setsid /luf/t/"$@" &
+	setsid /luf/t/"$@" > "$out" 2>&1 &
 	pid=$!
 	setsid sh -c "sleep $tmo; touch $mark; kill -TERM -$pid" \
 		> /dev/null 2>&1 &
 	wd=$!
 	wait $pid
 	rc=$?
-	kill -KILL -$wd 2>/dev/null
+	kill -KILL -$wd
 	wait $wd
 	[ -e $mark ] || return $rc
 	rm -f $mark
 	sleep 1
-	kill -KILL -$pid 2>/dev/null
+	kill -KILL -$pid
 	return 124
 }
 
@@ -87,7 +88,7 @@ luf_run_suite() {
 		out=/tmp/out.$$
 		t0=$(date +%s)
 		# shellcheck disable=SC2086
-		luf_run_test "$tmo" $name $args > "$out" 2>&1
+		luf_run_test "$out" "$tmo" $name $args 2> /dev/null
 		rc=$?
 		sed "s/^/$name: /" "$out"
 		echo "luf-test: TIME $what $(($(date +%s) - t0)) s"

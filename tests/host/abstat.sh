@@ -4,8 +4,10 @@
 # ratios) on samples worked out by hand: builds tests/host/abstat.c against
 # it and runs it.  Prints one verdict line, "PASS abstat" or
 # "FAIL abstat: reason"; always exits 0, the caller counts the verdicts.
+# check: host
 set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
+top=$LUF_TOP
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # One line per verdict: the reason keeps the first 200 characters of the

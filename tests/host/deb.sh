@@ -1,12 +1,19 @@
 #!/bin/bash
 # make deb's packages: built, versioned from dkms.conf, with the files an
 # operator needs, and the module source they ship builds luf.ko.
-#   tests/host/deb.sh <patched kernel build dir> <output dir>
-# Prints PASS/FAIL lines.
+#   tests/host/deb.sh [<patched kernel build dir> <output dir>]
+# Prints PASS/FAIL lines.  Without arguments: make check's patched kernel,
+# and build/deb/out, made anew (tests/host/path.sh takes the packages there).
+# check: host
 set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+if [ $# -eq 0 ]; then
+	set -- "$(luf_kernel patched)" "$LUF_BUILD/deb/out"
+	rm -rf "$LUF_BUILD/deb" && mkdir -p "$LUF_BUILD/deb"
+fi
 kp=${1:?patched kernel build dir}
 out=${2:?output dir}
-top=$(cd "$(dirname "$0")/../.." && pwd)
+top=$LUF_TOP
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
 arch=$(dpkg --print-architecture)
 dkms_deb=$out/luf-dkms_${ver}_all.deb

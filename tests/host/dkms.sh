@@ -3,11 +3,18 @@
 # without it.  Works on the host: /lib/modules/<release>/build is pointed at
 # each tree in turn and restored afterwards, and the dkms tree is removed.
 #
-#   tests/host/dkms.sh <patched build dir> <vanilla build dir>
+#   tests/host/dkms.sh [<patched build dir> <vanilla build dir>]
+# (default: make check's kernels).  Needs root; says SKIP without.
+# check: host
 set -uo pipefail
-kp=${1:?}
-kv=${2:?}
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIP dkms: needs root to link /lib/modules/<release>/build"
+	exit 0
+fi
+kp=${1:-$(luf_kernel patched)}
+kv=${2:-$(luf_kernel vanilla)}
+top=$LUF_TOP
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
 rel=$(cat "$kp/include/config/kernel.release")
 srcdir=/usr/src/luf-$ver

@@ -7,10 +7,12 @@
 # covers every hook.  Also checks that the probe calls every inline luf
 # function those headers define, so that a new hook cannot be missed.
 #
-#   tests/host/inline-exports.sh <patched kernel build dir> <scratch dir>
+#   tests/host/inline-exports.sh [<patched kernel build dir> <scratch dir>]
+# check: host
 set -uo pipefail
-kp=${1:?kernel build dir}
-work=${2:?scratch dir}
+. "$(dirname "$0")/lib.sh"
+kp=${1:-$(luf_kernel patched)}
+work=${2:-$LUF_BUILD/inline-probe}
 here=$(cd "$(dirname "$0")" && pwd)
 src=$kp/..
 probe=$here/inline-probe/probe.c

@@ -6,10 +6,12 @@
 # kconfig only, in a scratch directory) and checks which of them keeps
 # CONFIG_LUF=y.
 #
-#   tests/host/kconfig-arch.sh <patched source tree> <scratch dir>
+#   tests/host/kconfig-arch.sh [<patched source tree> <scratch dir>]
+# check: host
 set -uo pipefail
-src=${1:?patched source tree}
-work=${2:?scratch dir}
+. "$(dirname "$0")/lib.sh"
+src=${1:-$(luf_kernel patched)/..}
+work=${2:-$LUF_BUILD/kconfig-arch}
 rm -rf "$work" && mkdir -p "$work"
 frag=$work/luf.config
 cat > "$frag" <<'CFG'

@@ -4,6 +4,7 @@
 #   tests/host/kernel-deb.sh <output dir> [jobs]
 # Prints PASS/FAIL lines.  make check runs it on the host core that the
 # short guests leave idle, with one job.
+# check: guests
 set -uo pipefail
 out=${1:?output dir}
 jobs=${2:-1}

@@ -9,9 +9,11 @@
 # Prints one verdict line per check ("PASS lufctl-host/<name>",
 # "FAIL lufctl-host/<name>: reason" or "SKIP ..."); always exits 0, the
 # caller counts the verdicts.
+# check: host
 set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-lufctl=${1:-}
+. "$(dirname "$0")/lib.sh"
+top=$LUF_TOP
+lufctl=${1:-$LUF_TOOLS/lufctl}
 completion=$top/tools/lufctl.bash-completion
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

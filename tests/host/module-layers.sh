@@ -13,9 +13,11 @@
 # check passes its release and debug builds); --build makes both in the
 # scratch dir first.  Prints "PASS module-layers" or "FAIL module-layers:
 # <unit> calls <symbol> of <unit> (layer L above K)[; ...]"; exits 1 on
-# FAIL.
+# FAIL.  Without arguments: make check's release and debug builds.
+# check: host
 set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
+top=$LUF_TOP
 header=$top/module/internal.h
 nm=${NM:-nm}
 
@@ -37,7 +39,7 @@ if [ "${1:-}" = --build ]; then
 		set -- "$@" "$work/$v"
 	done
 fi
-[ $# -gt 0 ] || fail "no module build dir (usage: $0 <module build dir>...)"
+[ $# -gt 0 ] || set -- "$LUF_MOD_RELEASE" "$LUF_MOD_DEBUG"
 command -v "$nm" >/dev/null || fail "no $nm (binutils)"
 
 # "<layer> <unit> <file>" per file of the table: its rows are the comment

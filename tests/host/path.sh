@@ -18,6 +18,7 @@
 #   tests/host/path.sh <kernel-deb dir> <deb dir> <guest bin dir> <tools dir> <work dir>
 #
 # Prints PASS/FAIL/SKIP lines (guest verdicts as path/<test>).
+# check: guests
 set -uo pipefail
 kdeb=${1:?kernel-deb output dir}
 deb=${2:?deb output dir}

@@ -1,8 +1,10 @@
 #!/bin/bash
 # The benchmark report on known input: ratios, spreads and the files it
 # writes.  Prints one verdict line.
+# check: host
 set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
+top=$LUF_TOP
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # Paired A/B: on/off = 0.5 for tlb_ipis in every repeat, 1.1 and 1.3 for

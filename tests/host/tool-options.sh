@@ -5,11 +5,13 @@
 # option, and a bad number is refused with a message that names the
 # option (exit 2).  lufctl keeps its own letters (-j, -v, -i, -r, -h, -V),
 # none of which a benchmark uses.
-#   tests/host/tool-options.sh <tools build dir>
+#   tests/host/tool-options.sh [<tools build dir>]
 # Prints PASS/FAIL lines.
+# check: host
 set -uo pipefail
-bin=${1:?tools build dir}
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
+bin=${1:-$LUF_TOOLS}
+top=$LUF_TOP
 shared=mfsntdwpc
 tools=(tierbench migbench allocbench writebench fragbench lufstress luflost)
 

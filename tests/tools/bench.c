@@ -91,29 +91,57 @@ long bench_large_pages(const void *addr, long npages,
 	return n;
 }
 
-void bench_pin(long cpu)
+int bench_pin(long cpu)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	cpu_set_t set;
 
 	CPU_ZERO(&set);
 	CPU_SET(cpu % (n > 0 ? n : 1), &set);
-	sched_setaffinity(0, sizeof(set), &set);
+	return sched_setaffinity(0, sizeof(set), &set);
 }
 
-long bench_move_all(pid_t pid, long n, void **pages,
-		    int *nodes, int *status, int node)
+/* One move_pages(2) call with @flags; how many of the @n are on @node. */
+static long move_pages_to(pid_t pid, long n, void **pages, int *nodes,
+			  int *status, int node, int flags)
 {
 	long p, moved = 0;
 
 	for (p = 0; p < n; p++)
 		nodes[p] = node;
-	if (syscall(SYS_move_pages, pid, n, pages, nodes, status,
-		    BENCH_MPOL_MF_MOVE_ALL) < 0 && errno != ENOENT &&
-	    errno != EBUSY)
+	if (syscall(SYS_move_pages, pid, n, pages, nodes, status, flags) < 0)
 		return -1;
 	for (p = 0; p < n; p++)
 		moved += status[p] == node;
+	return moved;
+}
+
+long bench_move_all(pid_t pid, long n, void **pages,
+		    int *nodes, int *status, int node)
+{
+	long moved = move_pages_to(pid, n, pages, nodes, status, node,
+				   BENCH_MPOL_MF_MOVE_ALL);
+	long p;
+
+	if (moved >= 0 || (errno != ENOENT && errno != EBUSY))
+		return moved;
+	for (p = moved = 0; p < n; p++)
+		moved += status[p] == node;
+	return moved;
+}
+
+long bench_move_range(void *addr, long n, long psz, int node)
+{
+	int nodes[n], status[n];
+	void *pages[n];
+	long p, moved;
+
+	for (p = 0; p < n; p++)
+		pages[p] = (char *)addr + p * psz;
+	moved = move_pages_to(0, n, pages, nodes, status, node,
+			      BENCH_MPOL_MF_MOVE);
+	if (moved < 0)
+		die("move_pages");
 	return moved;
 }
 
@@ -154,6 +182,25 @@ long bench_irq(const char *name)
 	}
 	fclose(f);
 	return sum;
+}
+
+unsigned long bench_luf_value(const char *file, const char *key)
+{
+	char path[128];
+	FILE *f;
+	long v;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/luf/%s", file);
+	f = fopen(path, "r");
+	if (!f)
+		die(path);
+	fclose(f);
+	v = bench_kv(path, key);
+	if (v < 0) {
+		errno = ENOENT;
+		die(key);
+	}
+	return v;
 }
 
 long bench_kv(const char *path, const char *key)

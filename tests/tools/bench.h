@@ -75,9 +75,13 @@ int bench_create(const char *path, long mib,
 long bench_large_pages(const void *addr, long npages,
 		       int touch, long *present);
 
-/* Run the calling thread on CPU @cpu, modulo the CPUs online. */
-void bench_pin(long cpu);
+/*
+ * Run the calling thread on CPU @cpu, modulo the CPUs online; 0, or -1 with
+ * errno set.
+ */
+int bench_pin(long cpu);
 
+#define BENCH_MPOL_MF_MOVE	(1 << 1)
 #define BENCH_MPOL_MF_MOVE_ALL	(1 << 2)
 
 /*
@@ -89,6 +93,13 @@ void bench_pin(long cpu);
 long bench_move_all(pid_t pid, long n, void **pages,
 		    int *nodes, int *status, int node);
 
+/*
+ * move_pages(2) of the @n pages of @psz bytes from @addr to @node, those
+ * this process alone maps (MPOL_MF_MOVE); exits 2 if the call fails.
+ * Returns how many are on @node now.
+ */
+long bench_move_range(void *addr, long n, long psz, int node);
+
 double bench_now(void);
 
 /* Sum over CPUs of the /proc/interrupts line named @name ("TLB:"). */
@@ -96,6 +107,12 @@ long bench_irq(const char *name);
 
 /* The value of "@key value" in @path (/proc/vmstat, luf's stats), or -1. */
 long bench_kv(const char *path, const char *key);
+
+/*
+ * The value of "@key value" in luf's debugfs file @file (stats, state);
+ * exits 2 if the file cannot be read or has no such key.
+ */
+unsigned long bench_luf_value(const char *file, const char *key);
 
 /*
  * With BENCH_TRACE_WINDOW set in the environment, tracing is switched on

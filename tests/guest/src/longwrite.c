@@ -33,8 +33,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define PROG		"longwrite"
-#include "luftest.h"
+#include "bench.h"
 
 /* Few enough for QEMU's TLB to keep every stale entry (see patched.list). */
 #define NSTALE		32
@@ -54,7 +53,7 @@ static void *checker(void *arg)
 	char c;
 	long p;
 
-	pin((long)arg);
+	bench_pin((long)arg);
 	while (atomic_load(&phase) != 2) {
 		if (atomic_load(&phase) == 0) {
 			for (p = 0; p < NSTALE; p++)
@@ -78,9 +77,9 @@ static void *checker(void *arg)
 /* Move the first pages to @node: luf defers the flush. */
 static int defer_to(int node)
 {
-	move_to_node(area, NSTALE, psz, node);
-	return luf_value("state", "gen_deferred") !=
-	       luf_value("state", "gen_flushed");
+	bench_move_range((void *)area, NSTALE, psz, node);
+	return bench_luf_value("state", "gen_deferred") !=
+	       bench_luf_value("state", "gen_flushed");
 }
 
 int main(int argc, char **argv)
@@ -109,9 +108,9 @@ int main(int argc, char **argv)
 	area = mmap(NULL, NPAGES * psz, PROT_READ, MAP_SHARED, fd, 0);
 	if (area == MAP_FAILED)
 		die("mmap");
-	pin(0);
+	bench_pin(0);
 	pthread_create(&th, NULL, checker, (void *)1L);
-	fw0 = luf_value("stats", "flush_file_write");
+	fw0 = bench_luf_value("stats", "flush_file_write");
 	for (r = 0; r < rounds; r++) {
 		char next = 'b' + r % 24;
 
@@ -139,7 +138,7 @@ int main(int argc, char **argv)
 	pthread_join(th, NULL);
 	printf("rounds %d deferred %d seen_new %ld stale %ld flush_file_write +%lu\n",
 	       rounds, deferred, total_new, total_stale,
-	       luf_value("stats", "flush_file_write") - fw0);
+	       bench_luf_value("stats", "flush_file_write") - fw0);
 	if (total_stale)
 		return 1;
 	if (!deferred || !total_new) {

@@ -32,8 +32,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define PROG		"precise"
-#include "luftest.h"
+#include "bench.h"
 
 #define NPAGES		256
 
@@ -46,7 +45,7 @@ static void *reader(void *arg)
 	long p;
 	volatile long sum = 0;
 
-	pin((long)arg);
+	bench_pin((long)arg);
 	while (!atomic_load(&stop))
 		for (p = 0; p < NPAGES; p++)
 			sum += area[p * psz];
@@ -70,9 +69,9 @@ static unsigned long defer_to(int node)
 {
 	unsigned long deferred, flushed;
 
-	move_to_node(area, NPAGES, psz, node);
-	deferred = luf_value("state", "gen_deferred");
-	flushed = luf_value("state", "gen_flushed");
+	bench_move_range((void *)area, NPAGES, psz, node);
+	deferred = bench_luf_value("state", "gen_deferred");
+	flushed = bench_luf_value("state", "gen_flushed");
 	if (deferred == flushed) {
 		fprintf(stderr, "precise: nothing deferred after moving to node %d\n",
 			node);
@@ -126,18 +125,18 @@ int main(int argc, char **argv)
 
 		deferred = defer_to(node);
 		node = !node;
-		before = luf_value("stats", what);
+		before = bench_luf_value("stats", what);
 		if (i < 2) {
 			if (pwrite(fb[i], buf, psz, 0) != psz)
 				die("pwrite b");
 		} else {
 			m3[0] = 'b';
 		}
-		after = luf_value("stats", what);
+		after = bench_luf_value("stats", what);
 		printf("%s b%d: %s +%lu, generation %lu %s\n",
 		       i < 2 ? "write" : "shared write fault", i + 1, what,
 		       after - before, deferred,
-		       (long)(luf_value("state", "gen_flushed") - deferred) < 0 ?
+		       (long)(bench_luf_value("state", "gen_flushed") - deferred) < 0 ?
 		       "still pending" : "flushed");
 		wide += after != before;
 	}
@@ -149,15 +148,15 @@ int main(int argc, char **argv)
 
 	/* 2. The file itself. */
 	deferred = defer_to(node);
-	before = luf_value("stats", "flush_file_write");
+	before = bench_luf_value("stats", "flush_file_write");
 	if (pwrite(fd, buf, psz, 0) != psz)
 		die("pwrite a");
-	after = luf_value("stats", "flush_file_write");
+	after = bench_luf_value("stats", "flush_file_write");
 	printf("write a: flush_file_write +%lu, generation %lu %s\n",
 	       after - before, deferred,
-	       (long)(luf_value("state", "gen_flushed") - deferred) < 0 ?
+	       (long)(bench_luf_value("state", "gen_flushed") - deferred) < 0 ?
 	       "still pending" : "flushed");
-	if ((long)(luf_value("state", "gen_flushed") - deferred) < 0) {
+	if ((long)(bench_luf_value("state", "gen_flushed") - deferred) < 0) {
 		printf("too narrow: a write to the file whose pages were deferred left its generation pending\n");
 		bad = 1;
 	}

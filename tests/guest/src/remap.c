@@ -37,8 +37,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define PROG		"remap"
-#include "luftest.h"
+#include "bench.h"
 
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT	21
@@ -59,7 +58,7 @@ static void *checker(void *arg)
 	volatile long sum = 0;
 	long p;
 
-	pin((long)arg);
+	bench_pin((long)arg);
 	for (;;) {
 		int ph = atomic_load(&phase);
 
@@ -147,7 +146,7 @@ int main(int argc, char **argv)
 	psz = sysconf(_SC_PAGESIZE);
 	oldfd = make_file(argv[1], "old", 'o');
 	newfd = make_file(argv[1], "new", 'n');
-	pin(0);
+	bench_pin(0);
 	atomic_store(&phase, 1);
 	pthread_create(&th, NULL, checker, (void *)1L);
 	for (r = 0; r < rounds; r++) {
@@ -176,20 +175,20 @@ int main(int argc, char **argv)
 		atomic_store(&phase, 0);
 		usleep(100000);
 		wait_ack(1);
-		d0 = luf_value("stats", "deferred");
-		t0 = luf_value("stats", "pages_tagged");
-		f0 = luf_value("stats", "flushes");
+		d0 = bench_luf_value("stats", "deferred");
+		t0 = bench_luf_value("stats", "pages_tagged");
+		f0 = bench_luf_value("stats", "flushes");
 		if (madvise((void *)area, NSTALE * psz, MADV_PAGEOUT))
 			die("MADV_PAGEOUT");
-		d = luf_value("stats", "deferred") - d0;
-		t = luf_value("stats", "pages_tagged") - t0;
-		pending = luf_value("state", "gen_deferred") !=
-			  luf_value("state", "gen_flushed");
+		d = bench_luf_value("stats", "deferred") - d0;
+		t = bench_luf_value("stats", "pages_tagged") - t0;
+		pending = bench_luf_value("state", "gen_deferred") !=
+			  bench_luf_value("state", "gen_flushed");
 		res = resident();
 		reclaimed += NSTALE - res;
 		deferred += d && pending;
 		map_at(newfd);
-		f = luf_value("stats", "flushes") - f0;
+		f = bench_luf_value("stats", "flushes") - f0;
 		atomic_store(&stale, 0);
 		wait_ack(2);
 		printf("round %d: reclaimed %ld deferred %lu tagged %lu pending %d flushes %lu stale %ld of %d\n",

@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
+
 #define MPOL_MF_MOVE	(1 << 1)
 
 static long npages = 32, page_size;
@@ -38,52 +40,14 @@ static volatile char *area;
 static atomic_int stop, spinning;
 static long max_ms = -1, samples, pending_samples;
 
-static void die(const char *what)
-{
-	fprintf(stderr, "rtstall: %s: %s\n", what, strerror(errno));
-	exit(2);
-}
-
-/* A number in [min, max], or exit 2 naming the option. */
-static long num(const char *opt, const char *arg, long min, long max)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < min || v > max) {
-		fprintf(stderr, "rtstall: %s wants a number from %ld to %ld, not '%s'\n",
-			opt, min, max, arg);
-		exit(2);
-	}
-	return v;
-}
-
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		die("sched_setaffinity");
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void *reader(void *arg)
 {
 	long p;
 	unsigned long sum = 0;
 
-	pin((int)(long)arg);
+	if (bench_pin((int)(long)arg))
+		die("sched_setaffinity");
 	while (!atomic_load(&stop))
 		for (p = 0; p < npages; p++)
 			sum += area[p * page_size];
@@ -110,7 +74,8 @@ static long oldest_pending(void)
 
 static void *monitor(void *arg)
 {
-	pin((int)(long)arg);
+	if (bench_pin((int)(long)arg))
+		die("sched_setaffinity");
 	while (!atomic_load(&stop)) {
 		long ms = oldest_pending();
 
@@ -145,9 +110,9 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "d:n:", opts, NULL)) != -1) {
 		switch (c) {
-		case 'C': hog_cpu = num("--cpu", optarg, 0, 63); break;
-		case 'd': seconds = num("-d", optarg, 1, 60); break;
-		case 'n': npages = num("-n", optarg, 1, 4096); break;
+		case 'C': hog_cpu = opt_num("--cpu", optarg, 0, 63); break;
+		case 'd': seconds = opt_num("-d", optarg, 1, 60); break;
+		case 'n': npages = opt_num("-n", optarg, 1, 4096); break;
 		default:
 			fprintf(stderr, "usage: rtstall [--cpu cpu] [-d seconds] [-n pages]\n");
 			return 2;
@@ -183,7 +148,8 @@ int main(int argc, char **argv)
 	if (area == MAP_FAILED)
 		die("mmap");
 
-	pin(hog_cpu);
+	if (bench_pin(hog_cpu))
+		die("sched_setaffinity");
 	/* The first other CPU monitors, the rest read. */
 	for (i = 0; i < ncpus; i++) {
 		if (i == hog_cpu)
@@ -213,8 +179,8 @@ int main(int argc, char **argv)
 	if (sched_setscheduler(0, SCHED_FIFO, &rt))
 		die("sched_setscheduler(SCHED_FIFO)");
 	atomic_store(&spinning, 1);
-	t0 = now();
-	while (now() - t0 < seconds)
+	t0 = bench_now();
+	while (bench_now() - t0 < seconds)
 		;
 	atomic_store(&spinning, 0);
 	if (sched_setscheduler(0, SCHED_OTHER, &normal))

@@ -49,8 +49,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define PROG		"tagscope"
-#include "luftest.h"
+#include "bench.h"
 
 #define NPAGES		1024
 
@@ -63,7 +62,7 @@ static void *reader(void *arg)
 	volatile long sum = 0;
 	long p;
 
-	pin((long)arg);
+	bench_pin((long)arg);
 	while (!atomic_load(&stop))
 		for (p = 0; p < NPAGES; p++)
 			sum += area[p * psz];
@@ -72,7 +71,7 @@ static void *reader(void *arg)
 
 static long tagged_frees(void)
 {
-	return luf_value("debug_free_tags", "tagged_frees");
+	return bench_luf_value("debug_free_tags", "tagged_frees");
 }
 
 /*
@@ -91,9 +90,9 @@ static void bulk_prepare(const char *mode)
 	bulk_fd = open(f, O_RDWR);
 	if (bulk_fd < 0)
 		die(f);
-	bulk_alloc0 = luf_value("stats", "flush_alloc");
-	bulk_parked0 = luf_value("stats", "flush_parked");
-	bulk_reserve0 = luf_value("stats", "flush_reserve");
+	bulk_alloc0 = bench_luf_value("stats", "flush_alloc");
+	bulk_parked0 = bench_luf_value("stats", "flush_parked");
+	bulk_reserve0 = bench_luf_value("stats", "flush_reserve");
 }
 
 /*
@@ -119,8 +118,8 @@ static int nowake_alloc(void)
 	char line[128];
 
 	bulk_run(line, sizeof(line));
-	parked = luf_value("stats", "flush_parked") - bulk_parked0;
-	reserve = luf_value("stats", "flush_reserve") - bulk_reserve0;
+	parked = bench_luf_value("stats", "flush_parked") - bulk_parked0;
+	reserve = bench_luf_value("stats", "flush_reserve") - bulk_reserve0;
 	printf("%s nowake_flush_parked %ld nowake_flush_reserve %ld\n", line,
 	       parked, reserve);
 	if (parked || reserve) {
@@ -137,8 +136,8 @@ static int bulk_alloc(void)
 
 	bulk_run(line, sizeof(line));
 	sscanf(line, "bulk_pages=%*d bulk_got=%ld", &got);
-	alloc = luf_value("stats", "flush_alloc") - bulk_alloc0;
-	parked = luf_value("stats", "flush_parked") - bulk_parked0;
+	alloc = bench_luf_value("stats", "flush_alloc") - bulk_alloc0;
+	parked = bench_luf_value("stats", "flush_parked") - bulk_parked0;
 	printf("%s bulk_flush_alloc %ld bulk_flush_parked %ld\n", line, alloc,
 	       parked);
 	if (!alloc && !parked) {
@@ -180,7 +179,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	nreaders = ncpu - 1 > 8 ? 8 : ncpu - 1;
-	pin(0);
+	bench_pin(0);
 	snprintf(path, sizeof(path), "%s/tagscope", argv[1]);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	buf = calloc(NPAGES, psz);
@@ -204,7 +203,7 @@ int main(int argc, char **argv)
 	t0 = tagged_frees();
 	if (bulk)
 		bulk_prepare(argv[2]);
-	moved = move_to_node(area, NPAGES, psz, 1);
+	moved = bench_move_range((void *)area, NPAGES, psz, 1);
 	if (bulk) {
 		int rc = nowake ? nowake_alloc() : bulk_alloc();
 		long tagged = tagged_frees() - t0;
@@ -224,12 +223,12 @@ int main(int argc, char **argv)
 		}
 		return rc;
 	}
-	deferred = luf_value("state", "gen_deferred");
+	deferred = bench_luf_value("state", "gen_deferred");
 	t1 = tagged_frees();
 	if (munmap(anon, anon_mib << 20))
 		die("munmap");
 	t2 = tagged_frees();
-	pending = (long)(luf_value("state", "gen_flushed") - deferred) < 0;
+	pending = (long)(bench_luf_value("state", "gen_flushed") - deferred) < 0;
 	atomic_store(&stop, 1);
 	for (i = 0; i < nreaders; i++)
 		pthread_join(th[i], NULL);
