@@ -106,7 +106,7 @@ static int split_check_show(struct seq_file *m, void *v)
 		unsigned long end = node_end_pfn(nid);
 
 		for (; pfn < end; pfn++) {
-			struct page *page = pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
+			struct page *page;
 			unsigned long order, tag;
 
 			/*
@@ -117,6 +117,7 @@ static int split_check_show(struct seq_file *m, void *v)
 			 */
 			if (!(++steps % 1024))
 				cond_resched();
+			page = pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
 			if (!page || !PageBuddy(page))
 				continue;
 			order = page_private(page);

@@ -68,8 +68,15 @@ void luf_events_forced(unsigned int why)
 	int idx;
 	const struct luf_events *ev = luf_events_enter(&idx);
 
+	/*
+	 * A reserve flush runs in the core's RCU read section: the handler
+	 * must not sleep.  Hold one here too, so that a handler that does
+	 * splats on every path, not only on that one.
+	 */
+	rcu_read_lock();
 	if (ev)
 		ev->forced(why);
+	rcu_read_unlock();
 	srcu_read_unlock(&luf_events_srcu, idx);
 }
 

@@ -9,8 +9,10 @@
  * event that the higher one registered for (struct luf_events), and a knob
  * that belongs to an interface is an entry that interface put in the knob
  * table: the mechanism never names an interface, as DAMON's core never
- * names its sysfs.  tests/host/module-layers.sh (make check) reads the
- * table below and checks it against the symbols of the built objects.
+ * names its sysfs.  These two registrations are the only ways up: the
+ * host check, tests/host/module-layers.sh (make check), reads the table
+ * below and checks it against the symbols of the built objects, and a call
+ * through a pointer registered at run time is beyond what it can see.
  *
  * layer unit     files                 what
  *   1   bind     bind.c                the core's entry points (luf_core)

@@ -66,8 +66,14 @@ for dir in "$@"; do
 		src=${src%.o}.c
 		unit=$(awk -v f="$src" '$3 == f { print $2 }' <<<"$table")
 		[ -n "$unit" ] || fail "module/$src is in no layer of the table in module/internal.h"
-		syms+=$("$nm" --defined-only -g "$o" | awk -v u="$unit" 'NF == 3 { print "D", u, $3, $2 }')$'\n'
-		syms+=$("$nm" -u "$o" | awk -v u="$unit" '{ print "U", u, $NF }')$'\n'
+		# An object nm cannot read (LTO bitcode, a wrong $NM) would add
+		# no symbols and let every call pass: refuse it.  Every object
+		# of luf.ko defines a global symbol.
+		def=$("$nm" --defined-only -g "$o") || fail "$nm cannot read $o"
+		grep -q . <<<"$def" || fail "$nm finds no global symbol in $o"
+		und=$("$nm" -u "$o") || fail "$nm cannot read $o"
+		syms+=$(awk -v u="$unit" 'NF == 3 { print "D", u, $3, $2 }' <<<"$def")$'\n'
+		syms+=$(awk -v u="$unit" '{ print "U", u, $NF }' <<<"$und")$'\n'
 	done
 	problems+=$(awk 'NR == FNR { layer[$2] = $1; next }
 		$1 == "D" { def[$3] = $2; kind[$3] = $4; next }
