@@ -1,8 +1,10 @@
 #!/bin/bash
 # The statistics lufctl ab prints (tools/lufctl/abstat.c: mean, standard
-# deviation, t quantiles, on/off ratios and the 95% interval of the paired
-# ratios) on samples worked out by hand: builds tests/host/abstat.c against
-# it and runs it.  Prints one verdict line, "PASS abstat" or
+# deviation, t quantiles, on/off ratios, the 95% interval of the paired
+# ratios on the log scale, and the verdict line) on samples worked out by
+# hand, on synthetic rounds of known ratio and spread, and on random runs
+# whose intervals must cover the true ratio 95% of the time: builds
+# tests/host/abstat.c against it and runs it.  Prints one verdict line, "PASS abstat" or
 # "FAIL abstat: reason"; always exits 0, the caller counts the verdicts.
 # check: host
 set -uo pipefail

@@ -15,44 +15,31 @@
 #include "abstat.h"
 #include "lufctl.h"
 
+/* The host's counters (HOST_*, proc.c), then luf's own. */
 enum {
-	M_TLB,
-	M_REMOTE_FLUSH,
-	M_REMOTE_FLUSH_RECEIVED,
-	M_LOCAL_FLUSH_ONE,
-	M_LOCAL_FLUSH_ALL,
-	M_PGMIGRATE,
-	M_PGDEMOTE,
-	M_PGPROMOTE,
-	M_LUF_DEFERRED,
+	M_TLB			= HOST_TLB_SHOOTDOWNS,
+	M_PGMIGRATE		= HOST_PGMIGRATE_SUCCESS,
+	M_LUF_DEFERRED		= NR_HOST,
 	M_LUF_PAGES_TAGGED,
 	M_LUF_FLUSHES,
 	M_LUF_IPIS,
 	NR_METRICS
 };
 
-static const char *const metric_names[NR_METRICS] = {
-	[M_TLB]			= "tlb_shootdowns",
-	[M_REMOTE_FLUSH]	= "nr_tlb_remote_flush",
-	[M_REMOTE_FLUSH_RECEIVED] = "nr_tlb_remote_flush_received",
-	[M_LOCAL_FLUSH_ONE]	= "nr_tlb_local_flush_one",
-	[M_LOCAL_FLUSH_ALL]	= "nr_tlb_local_flush_all",
-	[M_PGMIGRATE]		= "pgmigrate_success",
-	[M_PGDEMOTE]		= "pgdemote",
-	[M_PGPROMOTE]		= "pgpromote_success",
-	[M_LUF_DEFERRED]	= "luf_deferred",
-	[M_LUF_PAGES_TAGGED]	= "luf_pages_tagged",
-	[M_LUF_FLUSHES]		= "luf_flushes",
-	[M_LUF_IPIS]		= "luf_ipis",
+static const char *const luf_metric_names[NR_METRICS - NR_HOST] = {
+	"luf_deferred", "luf_pages_tagged", "luf_flushes", "luf_ipis",
 };
 
-/* The /proc/vmstat names read; the three pgdemote_* are summed. */
-static const char *const ab_vmstat[] = {
-	"nr_tlb_remote_flush", "nr_tlb_remote_flush_received",
-	"nr_tlb_local_flush_one", "nr_tlb_local_flush_all",
-	"pgmigrate_success", "pgpromote_success",
-	"pgdemote_kswapd", "pgdemote_direct", "pgdemote_khugepaged",
+/* luf's counters measured, in the order of M_LUF_*. */
+static const int luf_metric_stat[NR_METRICS - NR_HOST] = {
+	STAT(DEFERRED), STAT(PAGES_TAGGED), STAT(FLUSHES), STAT(IPIS),
 };
+
+static const char *metric_name(unsigned int m)
+{
+	return m < NR_HOST ? lufctl_host_names[m] :
+			     luf_metric_names[m - NR_HOST];
+}
 
 struct ab_sample {
 	double t;
@@ -62,41 +49,25 @@ struct ab_sample {
 
 static int ab_sample(struct lufctl_nl *n, struct ab_sample *a)
 {
-	uint64_t vm[ARRAY_SIZE(ab_vmstat)];
-	bool have[ARRAY_SIZE(ab_vmstat)];
+	struct lufctl_host h;
 	struct stats s;
-	int ret, i;
+	unsigned int m;
+	int ret;
 
 	memset(a, 0, sizeof(*a));
 	ret = lufctl_nl_get_stats(n, &s);
 	if (ret)
 		return ret;
-	a->have[M_TLB] = lufctl_proc_tlb_shootdowns(&a->v[M_TLB]);
-	lufctl_proc_vmstat(ab_vmstat, ARRAY_SIZE(ab_vmstat), vm, have);
+	lufctl_proc_host(&h);
 	a->t = lufctl_now();
-
-	for (i = 0; i < 6; i++) {
-		static const int m[6] = {
-			M_REMOTE_FLUSH, M_REMOTE_FLUSH_RECEIVED,
-			M_LOCAL_FLUSH_ONE, M_LOCAL_FLUSH_ALL, M_PGMIGRATE,
-			M_PGPROMOTE,
-		};
-
-		a->v[m[i]] = vm[i];
-		a->have[m[i]] = have[i];
+	for (m = 0; m < NR_HOST; m++) {
+		a->v[m] = h.v[m];
+		a->have[m] = h.have[m];
 	}
-	for (i = 6; i < 9; i++) {
-		a->v[M_PGDEMOTE] += vm[i];
-		a->have[M_PGDEMOTE] |= have[i];
+	for (m = NR_HOST; m < NR_METRICS; m++) {
+		a->v[m] = s.v[luf_metric_stat[m - NR_HOST]];
+		a->have[m] = s.have[luf_metric_stat[m - NR_HOST]];
 	}
-	a->v[M_LUF_DEFERRED] = s.v[STAT(DEFERRED)];
-	a->v[M_LUF_PAGES_TAGGED] = s.v[STAT(PAGES_TAGGED)];
-	a->v[M_LUF_FLUSHES] = s.v[STAT(FLUSHES)];
-	a->v[M_LUF_IPIS] = s.v[STAT(IPIS)];
-	a->have[M_LUF_DEFERRED] = s.have[STAT(DEFERRED)];
-	a->have[M_LUF_PAGES_TAGGED] = s.have[STAT(PAGES_TAGGED)];
-	a->have[M_LUF_FLUSHES] = s.have[STAT(FLUSHES)];
-	a->have[M_LUF_IPIS] = s.have[STAT(IPIS)];
 	return EX_OK;
 }
 
@@ -149,106 +120,173 @@ struct ab_run {
 	unsigned int left_out;		/* intervals a counter went down in */
 	bool present[NR_METRICS];
 	double *off[NR_METRICS], *on[NR_METRICS];	/* per round, per s */
+	double *on_s;			/* each round's on interval, s */
 	uint64_t tlb_total[2], migrated_total[2];	/* [enabled] */
 };
 
 #define AB_LEFT_OUT_NOTE	"intervals left out: a counter went backwards (module reloaded?)"
 
+/* What ab_print() prints, worked out from the rounds. */
+struct ab_result {
+	struct lufctl_abstat m[NR_METRICS];
+	struct lufctl_logci per_page;	/* TLB shootdowns per migrated page */
+	double per_page_total[2], per_page_ratio;	/* from the totals */
+	struct lufctl_abverdict verdict;
+};
+
+static void ab_analyse(const struct ab_run *run, struct ab_result *res)
+{
+	double *ltlb = calloc(run->done + 1, sizeof(double));
+	double *lmig = calloc(run->done + 1, sizeof(double));
+	unsigned int m, e;
+
+	for (m = 0; m < NR_METRICS; m++) {
+		double *logr = m == M_TLB ? ltlb : m == M_PGMIGRATE ? lmig : NULL;
+
+		memset(&res->m[m], 0, sizeof(res->m[m]));
+		if (run->present[m])
+			lufctl_abstat_analyse(run->off[m], run->on[m], run->on_s,
+					      run->done, &res->m[m],
+					      logr);
+	}
+	/* Per migrated page: a round's log ratio of the one less the other's. */
+	if (ltlb && lmig && run->present[M_TLB] && run->present[M_PGMIGRATE])
+		lufctl_abstat_logdiff(ltlb, lmig, run->done, &res->per_page);
+	else
+		lufctl_abstat_logci(NULL, 0, &res->per_page);
+	for (e = 0; e < 2; e++)
+		res->per_page_total[e] = run->present[M_TLB] &&
+					 run->present[M_PGMIGRATE] ?
+			lufctl_abstat_ratio(run->tlb_total[e],
+					    run->migrated_total[e]) : NAN;
+	res->per_page_ratio = lufctl_abstat_ratio(res->per_page_total[1],
+						  res->per_page_total[0]);
+	lufctl_abstat_verdict(run->present[M_TLB] ? &res->m[M_TLB] : NULL,
+			      run->present[M_PGMIGRATE] ?
+					&res->m[M_PGMIGRATE] : NULL,
+			      &res->per_page, &res->verdict);
+	free(ltlb);
+	free(lmig);
+}
+
+static void json_logci(const struct lufctl_logci *c)
+{
+	json_num("paired_ratio_geomean", c->gm, "%.4f", true);
+	json_num("ci95_low", c->lo, "%.4f", true);
+	json_num("ci95_high", c->hi, "%.4f", true);
+	printf("\"ratio_rounds\": %u", c->n);
+}
+
+/* The geometric mean and its interval, as table columns. */
+static void fmt_logci(char *gm, size_t gm_len, char *ci, size_t ci_len,
+		      const struct lufctl_logci *c)
+{
+	char lo[24], hi[24];
+
+	fmt_num(gm, gm_len, c->gm, "%.3f");
+	fmt_num(lo, sizeof(lo), c->lo, "%.3f");
+	fmt_num(hi, sizeof(hi), c->hi, "%.3f");
+	if (isfinite(c->lo))
+		snprintf(ci, ci_len, "%s .. %s", lo, hi);
+	else
+		snprintf(ci, ci_len, "-");
+}
+
+static void ab_print_json(const struct opts *o, const struct ab_run *run,
+			  const struct ab_result *res, uint32_t restored)
+{
+	unsigned int m;
+
+	printf("{\"rounds\": %u, ", run->done);
+	json_num("interval_s", o->interval, "%g", true);
+	json_num("settle_s", o->settle, "%g", true);
+	printf("\"enabled_restored\": %" PRIu32 ", ", restored);
+	printf("\"intervals_left_out\": %u, \"metrics\": {", run->left_out);
+	for (m = 0; m < NR_METRICS; m++) {
+		const struct lufctl_abstat *r = &res->m[m];
+
+		printf("%s\"%s\": {", m ? ", " : "", metric_name(m));
+		if (!run->present[m]) {
+			printf("\"present\": false}");
+			continue;
+		}
+		printf("\"present\": true, \"valid_rounds\": %u, ", r->n);
+		json_num("off_mean", r->off_mean, "%.3f", true);
+		json_num("off_sd", r->off_sd, "%.3f", true);
+		json_num("on_mean", r->on_mean, "%.3f", true);
+		json_num("on_sd", r->on_sd, "%.3f", true);
+		json_num("ratio", r->ratio, "%.4f", true);
+		json_logci(&r->pr);
+		printf(", \"ratio_rounds_on_zero\": %u, ", r->pr_zero);
+		json_num("off_log_sd", r->off_log_sd, "%.4f", true);
+		json_array("off", run->off[m], run->done);
+		printf(", ");
+		json_array("on", run->on[m], run->done);
+		printf("}");
+	}
+	printf("}, \"tlb_shootdowns_per_migrated_page\": {");
+	json_num("off", res->per_page_total[0], "%.4f", true);
+	json_num("on", res->per_page_total[1], "%.4f", true);
+	json_num("ratio", res->per_page_ratio, "%.4f", true);
+	json_logci(&res->per_page);
+	printf("}, \"verdict\": {\"judgement\": \"%s\", \"text\": \"%s\"}}\n",
+	       res->verdict.name, res->verdict.line);
+}
+
 /* Print the results; returns an exit status (stdout may be gone). */
 static int ab_print(const struct opts *o, const struct ab_run *run,
 		    uint32_t restored)
 {
-	struct lufctl_abstat res[NR_METRICS];
-	double per_page[2], per_page_ratio;
-	unsigned int m, e;
+	struct ab_result *res = calloc(1, sizeof(*res));
+	char gm[24], ci[64];
+	unsigned int m;
 
-	for (m = 0; m < NR_METRICS; m++) {
-		memset(&res[m], 0, sizeof(res[m]));
-		if (run->present[m])
-			lufctl_abstat_analyse(run->off[m], run->on[m],
-					      run->done, &res[m]);
+	if (!res) {
+		lufctl_err("out of memory");
+		return EX_RUNTIME;
 	}
-	for (e = 0; e < 2; e++)
-		per_page[e] = run->present[M_TLB] &&
-			      run->present[M_PGMIGRATE] ?
-			lufctl_abstat_ratio(run->tlb_total[e],
-					    run->migrated_total[e]) : NAN;
-	per_page_ratio = lufctl_abstat_ratio(per_page[1], per_page[0]);
-
+	ab_analyse(run, res);
 	if (o->json) {
-		printf("{\"rounds\": %u, ", run->done);
-		json_num("interval_s", o->interval, "%g", true);
-		json_num("settle_s", o->settle, "%g", true);
-		printf("\"enabled_restored\": %" PRIu32 ", ", restored);
-		printf("\"intervals_left_out\": %u, \"metrics\": {",
-		       run->left_out);
-		for (m = 0; m < NR_METRICS; m++) {
-			const struct lufctl_abstat *r = &res[m];
-
-			printf("%s\"%s\": {", m ? ", " : "", metric_names[m]);
-			if (!run->present[m]) {
-				printf("\"present\": false}");
-				continue;
-			}
-			printf("\"present\": true, \"valid_rounds\": %u, ", r->n);
-			json_num("off_mean", r->off_mean, "%.3f", true);
-			json_num("off_sd", r->off_sd, "%.3f", true);
-			json_num("on_mean", r->on_mean, "%.3f", true);
-			json_num("on_sd", r->on_sd, "%.3f", true);
-			json_num("ratio", r->ratio, "%.4f", true);
-			json_num("paired_ratio_mean", r->pr_mean, "%.4f", true);
-			json_num("ci95_low", r->ci_lo, "%.4f", true);
-			json_num("ci95_high", r->ci_hi, "%.4f", true);
-			printf("\"ratio_rounds\": %u, ", r->pr_n);
-			json_array("off", run->off[m], run->done);
-			printf(", ");
-			json_array("on", run->on[m], run->done);
-			printf("}");
-		}
-		printf("}, \"tlb_shootdowns_per_migrated_page\": {");
-		json_num("off", per_page[0], "%.4f", true);
-		json_num("on", per_page[1], "%.4f", true);
-		json_num("ratio", per_page_ratio, "%.4f", false);
-		printf("}}\n");
+		ab_print_json(o, run, res, restored);
 		goto flush;
 	}
 
 	printf("lufctl ab: %u rounds of %g s off and %g s on (settle %g s); enabled restored to %" PRIu32 "\n",
 	       run->done, o->interval, o->interval, o->settle, restored);
-	printf("%-30s %24s %24s %8s %21s %6s\n", "per second", "off (mean +- sd)",
-	       "on (mean +- sd)", "on/off", "95% CI of on/off", "rounds");
+	printf("%-30s %24s %24s %8s %8s %21s %6s\n", "per second",
+	       "off (mean +- sd)", "on (mean +- sd)", "on/off", "geomean",
+	       "95% CI of geomean", "rounds");
 	for (m = 0; m < NR_METRICS; m++) {
-		const struct lufctl_abstat *r = &res[m];
-		char offs[48], ons[48], ratio[24], lo[24], hi[24], ci[64];
+		const struct lufctl_abstat *r = &res->m[m];
+		char offs[48], ons[48], ratio[24];
 
 		if (!run->present[m]) {
-			printf("%-30s absent\n", metric_names[m]);
+			printf("%-30s absent\n", metric_name(m));
 			continue;
 		}
 		fmt_mean_sd(offs, sizeof(offs), r->off_mean, r->off_sd);
 		fmt_mean_sd(ons, sizeof(ons), r->on_mean, r->on_sd);
 		fmt_num(ratio, sizeof(ratio), r->ratio, "%.3f");
-		fmt_num(lo, sizeof(lo), r->ci_lo, "%.3f");
-		fmt_num(hi, sizeof(hi), r->ci_hi, "%.3f");
-		if (isfinite(r->ci_lo))
-			snprintf(ci, sizeof(ci), "%s .. %s", lo, hi);
-		else
-			snprintf(ci, sizeof(ci), "-");
-		printf("%-30s %24s %24s %8s %21s %3u/%u\n", metric_names[m],
-		       offs, ons, ratio, ci, r->pr_n, run->done);
+		fmt_logci(gm, sizeof(gm), ci, sizeof(ci), &r->pr);
+		printf("%-30s %24s %24s %8s %8s %21s %3u/%u\n", metric_name(m),
+		       offs, ons, ratio, gm, ci, r->pr.n, run->done);
 	}
 	{
 		char off[24], on[24], ratio[24];
 
-		fmt_num(off, sizeof(off), per_page[0], "%.4f");
-		fmt_num(on, sizeof(on), per_page[1], "%.4f");
-		fmt_num(ratio, sizeof(ratio), per_page_ratio, "%.3f");
-		printf("%-30s %24s %24s %8s\n", "tlb_shootdowns/migrated_page",
-		       off, on, ratio);
+		fmt_num(off, sizeof(off), res->per_page_total[0], "%.4f");
+		fmt_num(on, sizeof(on), res->per_page_total[1], "%.4f");
+		fmt_num(ratio, sizeof(ratio), res->per_page_ratio, "%.3f");
+		fmt_logci(gm, sizeof(gm), ci, sizeof(ci), &res->per_page);
+		printf("%-30s %24s %24s %8s %8s %21s %3u/%u\n",
+		       "tlb_shootdowns/migrated_page", off, on, ratio, gm, ci,
+		       res->per_page.n, run->done);
 	}
 	if (run->left_out)
 		printf("%u " AB_LEFT_OUT_NOTE "\n", run->left_out);
+	printf("%s\n", res->verdict.line);
 flush:
+	free(res);
 	if (fflush(stdout) || ferror(stdout)) {
 		lufctl_err("ab: cannot write the results: %s",
 			   strerror(errno));
@@ -351,6 +389,8 @@ static int ab_interval(const struct opts *o, struct lufctl_nl *n,
 		else
 			run->off[m][round] = rate[m];
 	}
+	if (e)
+		run->on_s[round] = dt;
 	if (backwards)
 		run->left_out++;
 	if (isfinite(rate[M_TLB]) && isfinite(rate[M_PGMIGRATE])) {
@@ -391,6 +431,12 @@ static int cmd_ab(struct opts *o, int argc, char **argv)
 	 * enabled left at 0: writes fail instead, and are reported.
 	 */
 	signal(SIGPIPE, SIG_IGN);
+	run.on_s = calloc(o->rounds, sizeof(double));
+	if (!run.on_s) {
+		lufctl_err("out of memory");
+		ret = EX_RUNTIME;
+		goto out;
+	}
 	for (m = 0; m < NR_METRICS; m++) {
 		run.off[m] = calloc(o->rounds, sizeof(double));
 		run.on[m] = calloc(o->rounds, sizeof(double));
@@ -452,6 +498,7 @@ out:
 		free(run.off[m]);
 		free(run.on[m]);
 	}
+	free(run.on_s);
 	return ret;
 }
 
@@ -477,17 +524,33 @@ const struct lufctl_command lufctl_cmd_ab = {
 "        pgdemote (pgdemote_kswapd + pgdemote_direct + pgdemote_khugepaged),\n"
 "        pgpromote_success, and luf's deferred, pages_tagged, flushes and\n"
 "        ipis.  For each it prints the mean +- standard deviation with luf\n"
-"        off and on, the ratio on/off of the means, and a 95% confidence\n"
-"        interval of the ratio from the rounds' paired ratios: mean +-\n"
-"        t(0.975, n-1) * sd / sqrt(n), leaving out the rounds whose off value\n"
-"        is 0 (the number of rounds used is printed).  Then the TLB\n"
-"        shootdowns per migrated page (tlb_shootdowns / pgmigrate_success)\n"
-"        off and on.  A counter that went down during an interval (luf\n"
-"        reloaded, a CPU gone from /proc/interrupts) makes that round\n"
-"        invalid for its metric: it is left out, and the number of such\n"
-"        intervals is printed.  The original value of enabled is restored\n"
-"        at the end, on an error and on SIGINT, SIGTERM or SIGHUP, over a\n"
-"        netlink socket of its own; if that fails, lufctl says so and exits\n"
-"        with status 1.  Needs CAP_NET_ADMIN.  With -v, one progress line per\n"
-"        interval on stderr.\n",
+"        off and on, the ratio on/off of the means, and the rounds' paired\n"
+"        ratios on/off: their geometric mean and its 95% confidence\n"
+"        interval, exp(m +- t(0.975, n-1) * s / sqrt(n)) for the mean m and\n"
+"        standard deviation s of the rounds' log ratios (never negative,\n"
+"        and as wide either way as a ratio's uncertainty is).  Rounds whose\n"
+"        off value is 0 have no ratio and are left out (the number of\n"
+"        rounds used is printed); an on value of 0 counts as half an event\n"
+"        in its interval.  Then the TLB shootdowns per migrated page\n"
+"        (tlb_shootdowns / pgmigrate_success) off and on, from the totals,\n"
+"        and their paired interval.  A counter that went down during an\n"
+"        interval (luf reloaded, a CPU gone from /proc/interrupts) makes\n"
+"        that round invalid for its metric: it is left out, and the number\n"
+"        of such intervals is printed.  The last line is the verdict, for\n"
+"        example \"luf cut TLB shootdowns by 87% (95% CI 71% .. 94%) over 10\n"
+"        rounds; pages migrated +18% (CI -5% .. +46%): luf helps\": judged\n"
+"        on the interval of TLB shootdowns, it ends with \"luf helps\"\n"
+"        (below no change; if pages migrated fell too, the shootdowns per\n"
+"        migrated page must fall as well), \"luf adds TLB shootdowns\",\n"
+"        \"no effect\" (within 10% either way), \"inconclusive\" (the\n"
+"        interval spans no change, or one round gives none) or \"workload\n"
+"        not steady enough to judge\": a round migrated no page while\n"
+"        others did, or the off rounds vary (standard deviation of their\n"
+"        logs) by more than the effect, 10% at least.  --json has the same\n"
+"        as \"verdict\": judgement (helps, no_effect, adds, inconclusive,\n"
+"        unsteady or no_data) and text.  The original value of enabled is\n"
+"        restored at the end, on an error and on SIGINT, SIGTERM or SIGHUP,\n"
+"        over a netlink socket of its own; if that fails, lufctl says so\n"
+"        and exits with status 1.  Needs CAP_NET_ADMIN.  With -v, one\n"
+"        progress line per interval on stderr.\n",
 };

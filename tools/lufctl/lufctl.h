@@ -117,6 +117,34 @@ bool lufctl_proc_tlb_shootdowns(uint64_t *sum);
 void lufctl_proc_vmstat(const char *const *names, unsigned int nr,
 			uint64_t *v, bool *have);
 
+/*
+ * The host's own counters that tell what luf buys, with luf or without:
+ * TLB shootdowns (/proc/interrupts) and /proc/vmstat's TLB-flush and
+ * migration counters (pgdemote sums pgdemote_kswapd, _direct and
+ * _khugepaged).  ab measures them; stats --format prometheus exports them.
+ */
+enum {
+	HOST_TLB_SHOOTDOWNS,
+	HOST_NR_TLB_REMOTE_FLUSH,
+	HOST_NR_TLB_REMOTE_FLUSH_RECEIVED,
+	HOST_NR_TLB_LOCAL_FLUSH_ONE,
+	HOST_NR_TLB_LOCAL_FLUSH_ALL,
+	HOST_PGMIGRATE_SUCCESS,
+	HOST_PGDEMOTE,
+	HOST_PGPROMOTE_SUCCESS,
+	NR_HOST
+};
+
+struct lufctl_host {
+	uint64_t v[NR_HOST];
+	bool have[NR_HOST];
+};
+
+extern const char *const lufctl_host_names[NR_HOST];
+extern const char *const lufctl_host_help[NR_HOST];
+
+void lufctl_proc_host(struct lufctl_host *h);
+
 /* ------------------------------------------------------------------ */
 /* The family's attributes */
 
