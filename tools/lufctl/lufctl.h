@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What lufctl's files share.  main.c parses the options and dispatches to
- * one command per file (status.c, stats.c, set.c, watch.c, ab.c); nl.c
- * speaks luf's generic netlink family; proc.c reads /proc; util.c holds
- * the error, number, time and signal helpers.  ab's statistics have a
- * header of their own, abstat.h, for the unit test.  Every non-static
- * function and variable starts with lufctl_.
+ * one command per file (status.c, stats.c, set.c, apply.c, watch.c,
+ * ab.c); attrs.c names the family's attributes; nl.c speaks luf's generic
+ * netlink family; proc.c reads /proc; prom.c writes the Prometheus text
+ * format; util.c holds the error, number, time and signal helpers.  ab's
+ * statistics have a header of their own, abstat.h, for the unit test.
+ * Every non-static function and variable starts with lufctl_.
  */
 #ifndef LUFCTL_H
 #define LUFCTL_H
@@ -23,6 +24,9 @@
 
 /* The name messages start with, whatever the binary is called. */
 #define LUFCTL_NAME	"lufctl"
+
+/* The file lufctl apply reads unless --file names another. */
+#define LUFCTL_CONF	"/etc/luf/luf.conf"
 
 /* Exit statuses; --help documents them. */
 enum {
@@ -44,11 +48,19 @@ enum {
 	OPT_COUNT	= 1 << 4,
 	OPT_ROUNDS	= 1 << 5,
 	OPT_SETTLE	= 1 << 6,
+	OPT_FORMAT	= 1 << 7,
+	OPT_FILE	= 1 << 8,
+	OPT_DRY_RUN	= 1 << 9,
 };
+
+/* --format: text (the default), json (as --json) or prometheus. */
+enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_PROMETHEUS };
 
 struct opts {
 	unsigned int given;	/* OPT_* seen on the command line */
-	bool json, verbose, no_check;
+	bool json, verbose, no_check, dry_run;
+	int format;
+	const char *file;
 	double interval;	/* seconds; the default depends on the command */
 	double settle;
 	uint32_t count;
@@ -81,6 +93,7 @@ struct lufctl_command {
 extern const struct lufctl_command lufctl_cmd_status;
 extern const struct lufctl_command lufctl_cmd_stats;
 extern const struct lufctl_command lufctl_cmd_set;
+extern const struct lufctl_command lufctl_cmd_apply;
 extern const struct lufctl_command lufctl_cmd_watch;
 extern const struct lufctl_command lufctl_cmd_ab;
 
@@ -150,8 +163,9 @@ void lufctl_proc_host(struct lufctl_host *h);
 
 /*
  * The knobs: the attributes SET accepts, with their sysfs names and ranges
- * (set.c).  The ranges mirror the module's validation only to give a clear
- * message before sending; the kernel stays the authority (see --no-check).
+ * (attrs.c).  The ranges mirror the module's validation only to give a
+ * clear message before sending; the kernel stays the authority (see
+ * --no-check).
  */
 struct knob {
 	const char *name;
@@ -164,7 +178,7 @@ struct knob {
 
 extern const struct knob lufctl_knobs[NR_KNOBS];
 
-/* STATUS_GET's reply, in the order of the attribute enum (nl.c). */
+/* STATUS_GET's reply, in the order of the attribute enum (attrs.c). */
 struct field {
 	const char *name;
 	bool u64;
@@ -177,13 +191,14 @@ extern const struct field lufctl_status_fields[STATUS_LAST + 1];
 
 /*
  * The counters, in the order (and with the names) of
- * /sys/kernel/debug/luf/stats (nl.c).  Counter i is attribute
- * LUF_A_STATS_OFFERED + i.
+ * /sys/kernel/debug/luf/stats (attrs.c), and what each counts.  Counter i
+ * is attribute LUF_A_STATS_OFFERED + i.
  */
 #define NR_STATS	(LUF_A_STATS_FLUSH_NOOP - LUF_A_STATS_OFFERED + 1)
 #define STAT(x)		(LUF_A_STATS_##x - LUF_A_STATS_OFFERED)
 
 extern const char *const lufctl_stat_names[NR_STATS];
+extern const char *const lufctl_stat_help[NR_STATS];
 
 struct status {
 	uint64_t v[STATUS_LAST + 1];
@@ -224,11 +239,27 @@ int lufctl_nl_set(struct lufctl_nl *n, const struct pair *p, unsigned int nr,
 		  bool *refused);
 
 /* ------------------------------------------------------------------ */
+/* KEY=VALUE, for set and apply (set.c) */
+
+const struct knob *lufctl_find_knob(const char *name, size_t len);
+bool lufctl_parse_pair(const char *where, const char *arg, bool check,
+		       struct pair *p);
+int lufctl_set_pairs(const struct opts *o, const struct pair *p,
+		     unsigned int nr);
+
+/* ------------------------------------------------------------------ */
 /* Printing replies (status.c) */
 
 int lufctl_print_pairs(const char *what, const char *const *names,
 		       const uint64_t *v, const bool *have, unsigned int nr,
 		       bool json);
 int lufctl_print_status(const struct status *st, bool json);
+
+/* ------------------------------------------------------------------ */
+/* The Prometheus text format (prom.c) */
+
+/* @st and @s are NULL when luf is not loaded. */
+void lufctl_prom_print(const struct status *st, const struct stats *s,
+		       const struct lufctl_host *h);
 
 #endif /* LUFCTL_H */

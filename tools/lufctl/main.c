@@ -3,7 +3,8 @@
  * lufctl: luf's control tool, over the "luf" generic netlink family.
  *
  * status, stats and set are thin wrappers of the family's three "do"
- * operations; watch and ab are the reasons the tool exists: watch shows
+ * operations, and apply is set from a file (luf.service's); watch and ab
+ * are the reasons the tool exists: watch shows
  * what luf does second by second next to the system's TLB shootdowns, and
  * ab measures what luf buys on the running host by switching it off and on
  * in alternation while the workload of interest runs.
@@ -33,7 +34,8 @@ void lufctl_usage_hint(void)
 {
 	fprintf(stderr,
 		"usage: lufctl [--json] [-v] COMMAND [ARGS]\n"
-		"commands: status, stats, set KEY=VALUE..., watch [--interval S] [--count N],\n"
+		"commands: status, stats [--format text|json|prometheus], set KEY=VALUE...,\n"
+		"          apply [--file F] [--dry-run], watch [--interval S] [--count N],\n"
 		"          ab [--rounds N] [--interval S] [--settle S], help\n"
 		"Try 'lufctl --help' for more information.\n");
 }
@@ -56,6 +58,7 @@ static const struct lufctl_command *const commands[] = {
 	&lufctl_cmd_status,
 	&lufctl_cmd_stats,
 	&lufctl_cmd_set,
+	&lufctl_cmd_apply,
 	&lufctl_cmd_watch,
 	&lufctl_cmd_ab,
 	&help_command,
@@ -76,13 +79,15 @@ static const char manual_tail[] =
 "EXIT STATUS\n"
 "    0    Success.\n"
 "    1    Runtime error: a netlink failure, the kernel refused a value\n"
-"         (its message is printed), a write to stdout failed, or ab could\n"
-"         not restore enabled (\"could not restore enabled=X: reason\").\n"
+"         (its message is printed), a write to stdout failed, apply could\n"
+"         not read its file, or ab could not restore enabled (\"could not\n"
+"         restore enabled=X: reason\").\n"
 "    2    Usage error: bad command, option, key or value (syntax or range),\n"
-"         caught before anything is sent.\n"
+"         or a bad line in apply's file, caught before anything is sent.\n"
 "    3    luf is not loaded: the \"" LUF_FAMILY_NAME "\" generic netlink family is not\n"
-"         registered.\n"
-"    4    Not permitted: set and ab need CAP_NET_ADMIN.\n"
+"         registered (stats --format prometheus prints the host's counters\n"
+"         all the same).\n"
+"    4    Not permitted: set, apply and ab need CAP_NET_ADMIN.\n"
 "    130  ab was interrupted by SIGINT (143 for SIGTERM, 129 for SIGHUP);\n"
 "         enabled was restored.\n"
 "\n"
@@ -91,8 +96,14 @@ static const char manual_tail[] =
 "    lufctl stats --json\n"
 "    lufctl set max_defer_ms=20 max_pages=4096\n"
 "    lufctl -v set enabled=0\n"
+"    lufctl apply --dry-run --file ./luf.conf\n"
+"    lufctl stats --format prometheus\n"
 "    lufctl watch --interval 0.5 --count 20\n"
 "    lufctl ab --rounds 10 --interval 5 --json > ab.json\n"
+"\n"
+"FILES\n"
+"    " LUFCTL_CONF "\n"
+"        The settings apply applies: KEY=VALUE lines, the keys of set.\n"
 "\n"
 "SEE ALSO\n"
 "    This text is also lufctl's man page, lufctl(8).  The generic netlink\n"
@@ -124,9 +135,9 @@ static void print_manual(void)
 	printf(
 "OPTIONS\n"
 "    -j, --json\n"
-"        Print JSON (status, stats, ab; set with -v).\n"
+"        Print JSON (status, stats, ab; set and apply with -v).\n"
 "    -v, --verbose\n"
-"        set: print the status after the change.  watch: print the stats\n"
+"        set, apply: print the status after the change.  watch: print the stats\n"
 "        group's snapshots.  ab: print progress on stderr.\n"
 "    --no-check\n"
 "        set: skip the client-side range, duplicate and empty-request checks\n"
@@ -141,6 +152,12 @@ static void print_manual(void)
 "        ab: the number of rounds, 1 to %d.\n"
 "    --settle S\n"
 "        ab: seconds to wait after each switch, 0 to %g.\n"
+"    --format text|json|prometheus\n"
+"        stats: the output format (json is --json).\n"
+"    --file F\n"
+"        apply: the file to apply instead of " LUFCTL_CONF ".\n"
+"    --dry-run\n"
+"        apply: check the file and print what it sets; change nothing.\n"
 "    -h, --help\n"
 "        Print this text.\n"
 "    -V, --version\n"
@@ -170,9 +187,19 @@ static const struct {
 	{ OPT_JSON, "--json" }, { OPT_NO_CHECK, "--no-check" },
 	{ OPT_INTERVAL, "--interval" }, { OPT_COUNT, "--count" },
 	{ OPT_ROUNDS, "--rounds" }, { OPT_SETTLE, "--settle" },
+	{ OPT_FORMAT, "--format" }, { OPT_FILE, "--file" },
+	{ OPT_DRY_RUN, "--dry-run" },
 };
 
-enum { LOPT_NO_CHECK = 256, LOPT_COUNT, LOPT_SETTLE };
+enum {
+	LOPT_NO_CHECK = 256, LOPT_COUNT, LOPT_SETTLE, LOPT_FORMAT, LOPT_FILE,
+	LOPT_DRY_RUN,
+};
+
+static const char *const format_names[] = {
+	[FORMAT_TEXT] = "text", [FORMAT_JSON] = "json",
+	[FORMAT_PROMETHEUS] = "prometheus",
+};
 
 static const struct option long_opts[] = {
 	{ "json", no_argument, NULL, 'j' },
@@ -182,6 +209,9 @@ static const struct option long_opts[] = {
 	{ "count", required_argument, NULL, LOPT_COUNT },
 	{ "rounds", required_argument, NULL, 'r' },
 	{ "settle", required_argument, NULL, LOPT_SETTLE },
+	{ "format", required_argument, NULL, LOPT_FORMAT },
+	{ "file", required_argument, NULL, LOPT_FILE },
+	{ "dry-run", no_argument, NULL, LOPT_DRY_RUN },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -283,6 +313,30 @@ int main(int argc, char **argv)
 			o.rounds = u;
 			o.given |= OPT_ROUNDS;
 			break;
+		case LOPT_FORMAT:
+			for (i = 0; i < ARRAY_SIZE(format_names); i++)
+				if (!strcmp(optarg, format_names[i]))
+					break;
+			if (i == ARRAY_SIZE(format_names)) {
+				lufctl_err("--format: '%s' is not text, json or prometheus",
+					   optarg);
+				return EX_USAGE;
+			}
+			o.format = (int)i;
+			o.given |= OPT_FORMAT;
+			break;
+		case LOPT_FILE:
+			if (!*optarg) {
+				lufctl_err("--file: the file name is empty");
+				return EX_USAGE;
+			}
+			o.file = optarg;
+			o.given |= OPT_FILE;
+			break;
+		case LOPT_DRY_RUN:
+			o.dry_run = true;
+			o.given |= OPT_DRY_RUN;
+			break;
 		case 'h':
 			print_manual();
 			return EX_OK;
@@ -331,6 +385,14 @@ int main(int argc, char **argv)
 	}
 	if (!(o.given & OPT_INTERVAL))
 		o.interval = cmd->interval;
+	if (o.format == FORMAT_JSON)
+		o.json = true;
+	if (o.format == FORMAT_PROMETHEUS && (o.given & OPT_JSON)) {
+		lufctl_err("%s: --json and --format prometheus exclude each other",
+			   cmd->name);
+		lufctl_usage_hint();
+		return EX_USAGE;
+	}
 
 	return cmd->fn(&o, argc - optind - 1, argv + optind + 1);
 }

@@ -4,7 +4,6 @@
  * family (STATUS_GET, STATS_GET, SET), their replies and the kernel's
  * extended acks, through libnl-genl-3.
  */
-#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <netdb.h>
@@ -25,51 +24,6 @@
 #ifndef SOL_NETLINK
 #define SOL_NETLINK	270
 #endif
-
-/* STATUS_GET's reply, in the order of the attribute enum. */
-const struct field lufctl_status_fields[] = {
-	[LUF_A_STATUS_ENABLED]		= { "enabled", false },
-	[LUF_A_STATUS_MAX_DEFER_MS]	= { "max_defer_ms", false },
-	[LUF_A_STATUS_MAX_PAGES]	= { "max_pages", false },
-	[LUF_A_STATUS_MIGRATION]	= { "migration", false },
-	[LUF_A_STATUS_RECLAIM]		= { "reclaim", false },
-	[LUF_A_STATUS_RESERVE]		= { "reserve", false },
-	[LUF_A_STATUS_STATS_INTERVAL_MS] = { "stats_interval_ms", false },
-	[LUF_A_STATUS_ABI_VERSION]	= { "abi_version", false },
-	[LUF_A_STATUS_HOOKS]		= { "hooks", false },
-	[LUF_A_STATUS_GEN_FLUSHED]	= { "gen_flushed", true },
-	[LUF_A_STATUS_GEN_DEFERRED]	= { "gen_deferred", true },
-	[LUF_A_STATUS_GEN_OPEN]		= { "gen_open", true },
-	[LUF_A_STATUS_FLUSHING]		= { "flushing", false },
-	[LUF_A_STATUS_PENDING_CPUS]	= { "pending_cpus", false },
-	[LUF_A_STATUS_PENDING_PAGES]	= { "pending_pages", true },
-	[LUF_A_STATUS_OLDEST_PENDING_MS] = { "oldest_pending_ms", false },
-};
-
-/* A new attribute before the pad would otherwise go unprinted. */
-static_assert(ARRAY_SIZE(lufctl_status_fields) == STATUS_LAST + 1 &&
-	      STATUS_LAST + 1 == LUF_A_STATUS_PAD,
-	      "lufctl_status_fields[] must name every status attribute");
-
-/*
- * The counters, in the order (and with the names) of
- * /sys/kernel/debug/luf/stats: `lufctl stats` must print the same lines.
- * Counter i is attribute LUF_A_STATS_OFFERED + i.
- */
-const char *const lufctl_stat_names[] = {
-	"offered", "deferred", "pages_tagged", "declined",
-	"refused_writable", "refused_shstk", "refused_large", "refused_kept",
-	"refused_split",
-	"flush_alloc", "flush_write", "flush_file_write", "flush_truncate",
-	"flush_put", "flush_parked", "flush_mprotect", "flush_changed",
-	"flush_reserve", "flush_age", "flush_limit", "flush_disable",
-	"flush_mm", "flushes", "ipis", "flush_noop",
-};
-
-static_assert(ARRAY_SIZE(lufctl_stat_names) == NR_STATS,
-	      "lufctl_stat_names[] must name every counter attribute");
-static_assert(LUF_A_STATS_FLUSH_NOOP + 1 == LUF_A_STATS_PAD,
-	      "a counter was added after flush_noop");
 
 /* ------------------------------------------------------------------ */
 /* Requests */

@@ -4,7 +4,6 @@
  * kernel applies all or none.  Every pair is checked here first, so that a
  * usage error is reported the same way whether or not luf is loaded.
  */
-#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,31 +11,7 @@
 
 #include "lufctl.h"
 
-/*
- * The keys, as in /sys/kernel/mm/luf/; --help lists them under KEYS with
- * their ranges and documentation.  enabled comes first: ab switches it.
- */
-const struct knob lufctl_knobs[] = {
-	{ "enabled", LUF_A_STATUS_ENABLED, 0, 1,
-	  "The A/B switch; 0 completes every outstanding flush." },
-	{ "max_defer_ms", LUF_A_STATUS_MAX_DEFER_MS, 1, 60000,
-	  "No deferred flush waits longer (milliseconds)." },
-	{ "max_pages", LUF_A_STATUS_MAX_PAGES, 1, 1073741824,
-	  "Pages whose flush may be outstanding at once." },
-	{ "migration", LUF_A_STATUS_MIGRATION, 0, 1,
-	  "Defer the flushes of page migration's unmaps." },
-	{ "reclaim", LUF_A_STATUS_RECLAIM, 0, 1,
-	  "Defer the flushes of reclaim's unmaps." },
-	{ "reserve", LUF_A_STATUS_RESERVE, 0, 1000,
-	  "Percent of each zone's min watermark kept flushed." },
-	{ "stats_interval_ms", LUF_A_STATUS_STATS_INTERVAL_MS, 100, 60000,
-	  "Period of the snapshots on the stats multicast group." },
-};
-
-static_assert(ARRAY_SIZE(lufctl_knobs) == NR_KNOBS,
-	      "lufctl_knobs[] must list every settable attribute");
-
-static const struct knob *find_knob(const char *name, size_t len)
+const struct knob *lufctl_find_knob(const char *name, size_t len)
 {
 	unsigned int i;
 
@@ -47,10 +22,76 @@ static const struct knob *find_knob(const char *name, size_t len)
 	return NULL;
 }
 
+/*
+ * One KEY=VALUE into @p; with @check, its value must be in the knob's
+ * range.  Messages start with @where ("set", or apply's "FILE:LINE").
+ * Returns false having said why.
+ */
+bool lufctl_parse_pair(const char *where, const char *arg, bool check,
+		       struct pair *p)
+{
+	const char *eq = strchr(arg, '=');
+	const struct knob *k;
+	uint32_t v;
+
+	if (!eq || eq == arg) {
+		lufctl_err("%s: '%s' is not KEY=VALUE", where, arg);
+		return false;
+	}
+	k = lufctl_find_knob(arg, (size_t)(eq - arg));
+	if (!k) {
+		char list[256] = "";
+		unsigned int j;
+
+		for (j = 0; j < NR_KNOBS; j++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list),
+				 "%s%s", j ? ", " : "", lufctl_knobs[j].name);
+		lufctl_err("%s: unknown key '%.*s' (keys: %s)", where,
+			   (int)(eq - arg), arg, list);
+		return false;
+	}
+	if (!lufctl_parse_u32(eq + 1, &v)) {
+		lufctl_err("%s: %s: '%s' is not a decimal number (0..%u)", where,
+			   k->name, eq + 1, UINT32_MAX);
+		return false;
+	}
+	if (check && (v < k->min || v > k->max)) {
+		lufctl_err("%s: %s=%" PRIu32 " is out of range: %s takes %u..%u",
+			   where, k->name, v, k->name, k->min, k->max);
+		return false;
+	}
+	p->knob = k;
+	p->value = v;
+	return true;
+}
+
+/*
+ * Send @nr checked pairs in one SET request (none: only check that luf is
+ * loaded) and, with -v, print the status after it; returns an exit status.
+ */
+int lufctl_set_pairs(const struct opts *o, const struct pair *p,
+		     unsigned int nr)
+{
+	struct lufctl_nl n = { 0 };
+	int ret;
+
+	ret = lufctl_nl_open(&n);
+	if (!ret && nr)
+		ret = lufctl_nl_set(&n, p, nr, NULL);
+	if (!ret && o->verbose) {
+		struct status st;
+
+		ret = lufctl_nl_get_status(&n, &st);
+		if (!ret)
+			ret = lufctl_print_status(&st, o->json);
+	}
+	lufctl_nl_close(&n);
+	return ret;
+}
+
 static int cmd_set(struct opts *o, int argc, char **argv)
 {
 	bool seen[NR_KNOBS] = { false };
-	struct lufctl_nl n = { 0 };
 	struct pair *pairs;
 	int i, ret;
 
@@ -72,62 +113,24 @@ static int cmd_set(struct opts *o, int argc, char **argv)
 
 	/* Every pair is checked before anything is sent: all or nothing. */
 	for (i = 0; i < argc; i++) {
-		const char *eq = strchr(argv[i], '=');
-		const struct knob *k;
-		uint32_t v;
+		unsigned int k;
 
-		if (!eq || eq == argv[i]) {
-			lufctl_err("set: '%s' is not KEY=VALUE", argv[i]);
+		if (!lufctl_parse_pair("set", argv[i], !o->no_check,
+				       &pairs[i])) {
 			ret = EX_USAGE;
 			goto out;
 		}
-		k = find_knob(argv[i], (size_t)(eq - argv[i]));
-		if (!k) {
-			char list[256] = "";
-			unsigned int j;
-
-			for (j = 0; j < NR_KNOBS; j++)
-				snprintf(list + strlen(list),
-					 sizeof(list) - strlen(list), "%s%s",
-					 j ? ", " : "", lufctl_knobs[j].name);
-			lufctl_err("set: unknown key '%.*s' (keys: %s)",
-				   (int)(eq - argv[i]), argv[i], list);
+		k = (unsigned int)(pairs[i].knob - lufctl_knobs);
+		if (!o->no_check && seen[k]) {
+			lufctl_err("set: %s given more than once",
+				   pairs[i].knob->name);
 			ret = EX_USAGE;
 			goto out;
 		}
-		if (!lufctl_parse_u32(eq + 1, &v)) {
-			lufctl_err("set: %s: '%s' is not a decimal number (0..%u)",
-				   k->name, eq + 1, UINT32_MAX);
-			ret = EX_USAGE;
-			goto out;
-		}
-		if (!o->no_check && (v < k->min || v > k->max)) {
-			lufctl_err("set: %s=%" PRIu32 " is out of range: %s takes %u..%u",
-				   k->name, v, k->name, k->min, k->max);
-			ret = EX_USAGE;
-			goto out;
-		}
-		if (!o->no_check && seen[k - lufctl_knobs]) {
-			lufctl_err("set: %s given more than once", k->name);
-			ret = EX_USAGE;
-			goto out;
-		}
-		seen[k - lufctl_knobs] = true;
-		pairs[i].knob = k;
-		pairs[i].value = v;
+		seen[k] = true;
 	}
 
-	ret = lufctl_nl_open(&n);
-	if (!ret)
-		ret = lufctl_nl_set(&n, pairs, (unsigned int)argc, NULL);
-	if (!ret && o->verbose) {
-		struct status st;
-
-		ret = lufctl_nl_get_status(&n, &st);
-		if (!ret)
-			ret = lufctl_print_status(&st, o->json);
-	}
-	lufctl_nl_close(&n);
+	ret = lufctl_set_pairs(o, pairs, (unsigned int)argc);
 out:
 	free(pairs);
 	return ret;

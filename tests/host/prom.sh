@@ -1,0 +1,96 @@
+#!/bin/bash
+# lufctl stats --format prometheus: the formatter (tests/host/prom.c, on
+# known values) and lufctl on this host (luf not loaded: the host's
+# counters) pass promtool check metrics, name every counter as
+# luf_<name>_total with its value, and scale the gauges to base units.
+# promtool comes from Debian's prometheus package, unpacked by
+# tests/setup.sh.
+#   tests/host/prom.sh [<tools build dir>]
+# Prints PASS/FAIL lines.
+# check: host
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+bin=${1:-$LUF_TOOLS}
+top=$LUF_TOP
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+promtool=$(command -v promtool || echo "${LUF_CACHE:-$HOME/.cache/luf}/prometheus/usr/bin/promtool")
+if [ ! -x "$promtool" ]; then
+	echo "FAIL prom-promtool: no promtool (tests/setup.sh unpacks it from Debian's prometheus package into $promtool)"
+	exit 0
+fi
+
+if ! ${CC:-cc} -O2 -Wall -Wextra -Wno-unused-parameter -I"$top/tools/lufctl" \
+	-I"$top/module/include/uapi" -o "$tmp/prom" "$top/tests/host/prom.c" \
+	"$top/tools/lufctl/prom.c" "$top/tools/lufctl/attrs.c" \
+	"$top/tools/lufctl/proc.c" >"$tmp/build.log" 2>&1 || [ -s "$tmp/build.log" ]; then
+	echo "FAIL prom-format: does not build cleanly: $(head -c 300 "$tmp/build.log")"
+	exit 0
+fi
+"$tmp/prom" > "$tmp/full.prom"
+"$tmp/prom" unloaded > "$tmp/unloaded.prom"
+
+# promtool's linter: it names each problem; nothing to say is a pass.
+lint() {	# lint <name> <file>
+	local out rc
+
+	out=$("$promtool" check metrics < "$2" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ] && [ -z "$out" ]; then
+		echo "PASS prom-promtool-$1 ($(grep -vc '^#' "$2") samples)"
+	else
+		echo "FAIL prom-promtool-$1: exit $rc: ${out//$'\n'/; }"
+	fi
+}
+lint full "$tmp/full.prom"
+lint unloaded "$tmp/unloaded.prom"
+if [ -e /sys/module/luf ]; then
+	echo "SKIP prom-promtool-host: luf is loaded on this host"
+else
+	"$bin/lufctl" stats --format prometheus > "$tmp/host.prom" 2>/dev/null
+	lint host "$tmp/host.prom"
+fi
+
+# The values: counter i is 1000 + i (the last 2^64 - 1), every one with its
+# HELP and TYPE; the knobs in base units.
+bad=
+i=0
+for n in $(sed -n '/^const char \*const lufctl_stat_names\[\] = {/,/^};/p' \
+	"$top/tools/lufctl/attrs.c" | grep -o '"[a-z_]*"' | tr -d '"'); do
+	v=$((1000 + i))
+	[ "$n" = flush_noop ] && v=18446744073709551615
+	grep -qx "luf_${n}_total $v" "$tmp/full.prom" || bad="$bad luf_${n}_total!=$v"
+	grep -qx "# TYPE luf_${n}_total counter" "$tmp/full.prom" || bad="$bad type:$n"
+	grep -q "^# HELP luf_${n}_total [A-Z]" "$tmp/full.prom" || bad="$bad help:$n"
+	i=$((i + 1))
+done
+[ $i -eq 25 ] || bad="$bad counters:$i"
+for l in 'luf_loaded 1' 'luf_enabled 1' 'luf_max_defer_seconds 1.5' 'luf_max_pages 65536' \
+	'luf_migration_enabled 1' 'luf_reclaim_enabled 0' 'luf_reserve_ratio 2.5' \
+	'luf_stats_interval_seconds 1' 'luf_pending_pages 12' 'luf_pending_cpus 3' \
+	'luf_oldest_pending_seconds 0.02' 'luf_host_tlb_shootdowns_total 500' \
+	'luf_host_pgmigrate_success_total 505' 'luf_host_pgdemote_total 506' \
+	'luf_host_nr_tlb_remote_flush_total 501'; do
+	grep -qx "$l" "$tmp/full.prom" || bad="$bad '$l'"
+done
+# No labels, no other series than these.
+n=$(grep -vc '^#' "$tmp/full.prom")
+[ "$n" -eq $((2 + 9 + 25 + 8)) ] || bad="$bad samples:$n"
+grep -v '^#' "$tmp/full.prom" | grep -q '[{}]' && bad="$bad labels"
+if [ -z "$bad" ]; then
+	echo "PASS prom-format"
+else
+	echo "FAIL prom-format:$bad"
+fi
+want="luf_loaded 0
+luf_enabled 0
+luf_host_tlb_shootdowns_total 500
+luf_host_pgmigrate_success_total 505
+luf_host_pgdemote_total 506
+luf_host_pgpromote_success_total 507"
+got=$(grep -v '^#' "$tmp/unloaded.prom")
+if [ "$got" = "$want" ]; then
+	echo "PASS prom-format-unloaded"
+else
+	echo "FAIL prom-format-unloaded: ${got//$'\n'/; }"
+fi
