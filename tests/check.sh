@@ -112,6 +112,7 @@ must initramfs tests/initramfs.sh "$build/initramfs.cpio" "$build/stage" \
 	luf.ko:luf.ko "$abi/luf.ko:luf-abi999.ko" "$dbg/luf.ko:luf-debug.ko" \
 	"$warn/warn_on_load.ko:warn_on_load.ko" "$amod/luf_atomic.ko:luf_atomic.ko" \
 	"$build/guest/.:bin" "$build/tools/.:bin" "$build/selftests/.:selftests" \
+	"tools/systemd/.:systemd" "tools/luf.conf:luf.conf" \
 	"$modroot/lib/modules:/lib/modules"
 
 # run_vm <suite> <kernel build dir> <timeout>: verdict lines go to

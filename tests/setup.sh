@@ -12,6 +12,7 @@ pkgs=(
 	qemu-system-x86 busybox-static
 	libnuma-dev libnl-genl-3-dev libcap-dev
 	dkms debhelper dh-dkms dpkg-dev groff-base
+	systemd man-db
 )
 
 [ "$(id -u)" -eq 0 ] && sudo= || sudo=sudo

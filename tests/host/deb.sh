@@ -83,6 +83,46 @@ else
 	echo "PASS deb-tools-contents"
 fi
 
+# The units, their helpers and the config file: where the units say, the
+# units valid (systemd-analyze verify, with the paths they name taken in
+# the unpacked package), none enabled or started by the maintainer
+# scripts on installation, luf.conf a conffile with every key commented at a value in its
+# range, and modprobe (kmod) a dependency.
+sd=lib/systemd/system
+missing=$(has "$tools_deb" $sd/luf.service $sd/luf-metrics.service $sd/luf-metrics.timer \
+	usr/libexec/luf/luf-kernel-check usr/libexec/luf/luf-metrics etc/luf/luf.conf)
+ctrl=$x/tools-ctrl
+mkdir -p "$ctrl" && dpkg-deb -e "$tools_deb" "$ctrl"
+# A unit may be enabled again on upgrade if the admin had enabled it (the
+# snippet then asks deb-systemd-helper debian-installed first), never
+# started.
+scripts=$(cat "$ctrl"/postinst "$ctrl"/preinst 2>/dev/null)
+starts=$(grep -E "deb-systemd-invoke (start|restart)|systemctl (enable|start|restart)" <<<"$scripts")
+for u in $(sed -n "s/.*deb-systemd-helper enable '\([^']*\)'.*/\1/p" <<<"$scripts"); do
+	grep -q "deb-systemd-helper debian-installed '$u'" <<<"$scripts" ||
+		starts="$starts $u enabled on installation"
+done
+defaults=$("$x/tools/usr/bin/lufctl" apply --dry-run --file \
+	<(sed 's/^#\([a-z_]*=\)/\1/' "$x/tools/etc/luf/luf.conf") 2>&1 | cut -d= -f1 | tr '\n' ' ')
+if [ -n "$missing" ]; then
+	echo "FAIL deb-tools-units: missing:$missing"
+elif ! out=$(luf_verify_units "$x/tools" "$x/tools/$sd"/luf.service \
+	"$x/tools/$sd"/luf-metrics.service "$x/tools/$sd"/luf-metrics.timer); then
+	echo "FAIL deb-tools-units: ${out//$'\n'/; }"
+elif [ -n "$starts" ]; then
+	echo "FAIL deb-tools-units: the maintainer scripts switch a unit on: ${starts//$'\n'/; }"
+elif ! grep -qx /etc/luf/luf.conf "$ctrl/conffiles" 2>/dev/null; then
+	echo "FAIL deb-tools-units: /etc/luf/luf.conf is not a conffile ($(cat "$ctrl/conffiles" 2>/dev/null))"
+elif [ -n "$("$x/tools/usr/bin/lufctl" apply --dry-run --file "$x/tools/etc/luf/luf.conf" 2>&1)" ]; then
+	echo "FAIL deb-tools-units: the shipped luf.conf sets something, or is refused"
+elif [ "$defaults" != "enabled max_defer_ms max_pages migration reclaim reserve stats_interval_ms " ]; then
+	echo "FAIL deb-tools-units: luf.conf's commented defaults, uncommented, give '$defaults'"
+elif ! dpkg-deb -f "$tools_deb" Depends | grep -q '\bkmod\b'; then
+	echo "FAIL deb-tools-units: luf-tools does not depend on kmod (modprobe)"
+else
+	echo "PASS deb-tools-units (luf.service, luf-metrics.service and .timer verified; not enabled; luf.conf a conffile)"
+fi
+
 # The source luf-dkms ships is what dkms builds: it must build as it is.
 dpkg-deb -x "$dkms_deb" "$x/dkms"
 if make -C "$kp" M="$x/dkms/$src" modules >"$out/dkms-src.log" 2>&1 &&

@@ -31,3 +31,29 @@ luf_kernel() {	# luf_kernel <patched|vanilla>
 	fi
 	echo "${!v}"
 }
+
+# luf_verify_units <root> <unit file>...: systemd-analyze verify on copies
+# of the units in which luf's own paths (/usr/bin/lufctl, /usr/libexec/luf/)
+# point into <root>, where a package was unpacked or the tree staged, and
+# whose man page (Documentation=man:lufctl(8)) is looked up there.  Every
+# other program they run must be on this host (/sbin/modprobe: kmod).
+# Prints what systemd-analyze says and a missing file's name; status 0
+# only if it says nothing.
+luf_verify_units() {
+	local root=$1 dir f out rc p
+	shift
+	dir=$(mktemp -d)
+	for f in "$@"; do
+		sed -e "s#/usr/bin/lufctl\b#$root/usr/bin/lufctl#g" \
+			-e "s#/usr/libexec/luf/#$root/usr/libexec/luf/#g" "$f" > "$dir/${f##*/}"
+	done
+	# Each path a unit runs, as the unit names it, must exist.
+	for p in $(sed -n 's/^Exec[A-Za-z]*=[-@:+!]*\(\/[^ ]*\).*/\1/p' "$dir"/*); do
+		[ -x "$p" ] || echo "$p: not an executable file"
+	done
+	out=$(cd "$dir" && MANPATH=$root/usr/share/man systemd-analyze verify "${@##*/}" 2>&1)
+	rc=$?
+	rm -rf "$dir"
+	[ -n "$out" ] && echo "$out"
+	[ $rc -eq 0 ] && [ -z "$out" ]
+}

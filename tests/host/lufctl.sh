@@ -70,7 +70,7 @@ else
 		enabled max_defer_ms max_pages migration reclaim reserve \
 		stats_interval_ms --no-check --json --interval --count \
 		--rounds --settle --format --file --dry-run prometheus \
-		/etc/luf/luf.conf; do
+		/etc/luf/luf.conf luf.service luf-metrics.timer; do
 		grep -qw -- "$w" <<<"$out" || missing="$missing $w"
 	done
 	for s in NAME SYNOPSIS DESCRIPTION COMMANDS OPTIONS KEYS "EXIT STATUS" EXAMPLES FILES; do

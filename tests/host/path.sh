@@ -77,6 +77,7 @@ depmod -b "$root" "$rel" || { echo "FAIL path-modules: depmod failed"; exit 1; }
 echo "$ver" >"$work/path-version"
 if ! "$top/tests/initramfs.sh" "$work/initramfs.cpio" "$work/stage" \
 	"$gbin/.:bin" "$tools/.:bin" "$work/path-version:path-version" \
+	"$top/tools/systemd/.:systemd" "$top/tools/luf.conf:luf.conf" \
 	"$root/lib/modules:/lib/modules" >"$log" 2>&1; then
 	echo "FAIL path-initramfs: see $log"
 	exit 1

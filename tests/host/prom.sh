@@ -2,9 +2,10 @@
 # lufctl stats --format prometheus: the formatter (tests/host/prom.c, on
 # known values) and lufctl on this host (luf not loaded: the host's
 # counters) pass promtool check metrics, name every counter as
-# luf_<name>_total with its value, and scale the gauges to base units.
-# promtool comes from Debian's prometheus package, unpacked by
-# tests/setup.sh.
+# luf_<name>_total with its value, and scale the gauges to base units;
+# the README's PromQL query comparing luf-on and luf-off hosts gives the
+# right answer on two synthetic hosts (promtool test rules).  promtool
+# comes from Debian's prometheus package, unpacked by tests/setup.sh.
 #   tests/host/prom.sh [<tools build dir>]
 # Prints PASS/FAIL lines.
 # check: host
@@ -93,4 +94,41 @@ if [ "$got" = "$want" ]; then
 	echo "PASS prom-format-unloaded"
 else
 	echo "FAIL prom-format-unloaded: ${got//$'\n'/; }"
+fi
+
+# The README's query: luf-on hosts' TLB shootdowns per migrated page over
+# luf-off hosts'.  Host a (luf on): 10 shootdowns/s for 100 pages/s; host
+# b (luf off): 100/s for 200 pages/s; c (luf not loaded, so
+# luf_enabled 0): 50/s for 100 pages/s.  (0.1) / (150 / 300) = 0.2.
+q=$(sed -n '/^```promql$/,/^```$/p' "$top/README.md" | sed '1d;$d')
+if [ -z "$q" ]; then
+	echo "FAIL prom-readme-query: no \`\`\`promql block in README.md"
+	exit 0
+fi
+{
+	echo 'rule_files: []'
+	echo 'evaluation_interval: 1m'
+	echo 'tests:'
+	echo '  - interval: 1m'
+	echo '    input_series:'
+	for s in 'a 1 600 6000' 'b 0 6000 12000' 'c 0 3000 6000'; do
+		set -- $s
+		echo "      - series: 'luf_enabled{instance=\"$1\",job=\"node\"}'"
+		echo "        values: '${2}x150'"
+		echo "      - series: 'luf_host_tlb_shootdowns_total{instance=\"$1\",job=\"node\"}'"
+		echo "        values: '0+${3}x150'"
+		echo "      - series: 'luf_host_pgmigrate_success_total{instance=\"$1\",job=\"node\"}'"
+		echo "        values: '0+${4}x150'"
+	done
+	echo '    promql_expr_test:'
+	echo "      - expr: '$(tr '\n' ' ' <<<"$q")'"
+	echo '        eval_time: 2h'
+	echo '        exp_samples:'
+	echo "          - labels: '{}'"
+	echo '            value: 0.2'
+} > "$tmp/query-test.yml"
+if out=$("$promtool" test rules "$tmp/query-test.yml" 2>&1); then
+	echo "PASS prom-readme-query (on/off per migrated page 0.2 on synthetic hosts)"
+else
+	echo "FAIL prom-readme-query: ${out//$'\n'/; }"
 fi
