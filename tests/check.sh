@@ -253,6 +253,22 @@ else
 	record PASS selftests-match
 fi
 
+# The export t/prometheus printed in the guest, with luf loaded and busy,
+# passes promtool (tests/host/prom.sh lints the formatter and the host's
+# luf-less export; the guest has no promtool).
+prom=$out/prometheus-guest.prom
+sed -n 's/^prometheus: \(# HELP \|# TYPE \|luf_\)/\1/p' "$out/vm-patched/console.log" |
+	tr -d '\r' > "$prom"
+promtool=$(command -v promtool || echo "$LUF_CACHE/prometheus/usr/bin/promtool")
+if ! grep -q '^luf_loaded 1$' "$prom"; then
+	record FAIL prometheus-guest-promtool "t/prometheus printed no export with luf loaded: see $out/vm-patched/console.log"
+elif "$promtool" check metrics < "$prom" > "$out/prometheus-guest.txt" 2>&1; then
+	record PASS "prometheus-guest-promtool ($(grep -vc "^#" "$prom") samples)"
+else
+	record FAIL prometheus-guest-promtool "see $out/prometheus-guest.txt"
+	head -n 5 "$out/prometheus-guest.txt" | sed 's/^/    /'
+fi
+
 step "verdicts: patched kernel booted with init_on_free=1"
 rc=$(cat "$out/rc-initfree" 2>/dev/null || echo 1)
 guest_verdicts initfree | tee -a "$results"
