@@ -16,6 +16,8 @@
 #                      from Debian's 6.12 config (KCONFIG=debian, the default),
 #                      the test config (KCONFIG=test) or a file (KCONFIG=path);
 #                      LSMOD=<lsmod output> trims it to a host's modules
+#   make check-one T=<test> [SUITE=<suite>]  one guest test's lines alone
+#   make check-suite SUITE=<suite>  one whole guest suite, no host tests
 #   make check-series  core-hooks.patch as a series: checkpatch and git am per
 #                      patch, and the tree builds after each one
 #
@@ -32,7 +34,7 @@ KBUILD_VARIANT ?= debug
 # The patched kernel build directory, built on demand (cheap when cached).
 patched_kdir = $$(tests/kernel/build.sh patched $(KBUILD_VARIANT))
 
-.PHONY: all setup kernel module tools check check-one demo bench dkms-source dkms-install deb kernel-deb check-series clean
+.PHONY: all setup kernel module tools check check-one check-suite soak demo bench dkms-source dkms-install deb kernel-deb check-series clean
 
 all: module tools
 
@@ -63,6 +65,21 @@ check:
 check-one:
 	@[ -n "$(T)" ] || { echo "usage: make check-one T=<test in tests/guest/t/> [SUITE=<suite>]" >&2; exit 2; }
 	@LUF_ONLY='$(T)' LUF_SUITE='$(SUITE)' tests/check.sh
+
+# One whole guest suite alone: make check-suite SUITE=patched|vanilla|...
+check-suite:
+	@[ -n "$(SUITE)" ] || { echo "usage: make check-suite SUITE=<tests/guest/<suite>.list>" >&2; exit 2; }
+	@[ -f 'tests/guest/$(SUITE).list' ] || { echo "make check-suite: no tests/guest/$(SUITE).list" >&2; exit 2; }
+	@LUF_SUITE='$(SUITE)' tests/check.sh
+
+# make soak [SOAK_MIN=120]: the patched debug kernel, the invariant checker
+# on, every detector, the selftests under moveall, tiering, reclaim,
+# toggling and reloads mixed for SOAK_MIN minutes (tests/guest/t/soak).
+# Not part of make check.
+SOAK_MIN ?= 120
+soak:
+	@case '$(SOAK_MIN)' in ''|*[!0-9]*) echo "make soak: SOAK_MIN must be a number of minutes" >&2; exit 2 ;; esac
+	@LUF_SUITE=soak LUF_SOAK_MIN='$(SOAK_MIN)' tests/check.sh
 
 demo:
 	@tests/demo.sh

@@ -96,47 +96,78 @@ static const struct file_operations softirq_change_fops = {
  * allocated meanwhile holds other data), or "none".  The poisoned page is
  * lost to the system: debug kernels only.
  */
-static int split_check_show(struct seq_file *m, void *v)
+/*
+ * A free block of order >= 1 in @zone whose tag is pending.  Such blocks sit
+ * at the tail of their free list (luf.h): walking the lists from there
+ * finds one at once, where a walk of every pfn took minutes in a loaded
+ * emulator.
+ */
+static unsigned long split_check_zone(struct zone *zone)
 {
-	unsigned long steps = 0;
-	int nid, err;
+	unsigned long pfn = 0, flags;
+	unsigned int order, mt;
+	struct page *page;
+
+	spin_lock_irqsave(&zone->lock, flags);
+	for (order = 1; order < MAX_PAGE_ORDER && !pfn; order++) {
+		for (mt = 0; mt < MIGRATE_TYPES && !pfn; mt++) {
+			struct list_head *list =
+				&zone->free_area[order].free_list[mt];
+
+			list_for_each_entry_reverse(page, list, buddy_list) {
+				if (luf_debug_pending(page->luf_tag)) {
+					pfn = page_to_pfn(page);
+					break;
+				}
+			}
+		}
+	}
+	spin_unlock_irqrestore(&zone->lock, flags);
+	return pfn;
+}
+
+static unsigned long split_check_find(void)
+{
+	unsigned long pfn = 0;
+	int nid, z;
 
 	for_each_online_node(nid) {
-		unsigned long pfn = node_start_pfn(nid);
-		unsigned long end = node_end_pfn(nid);
+		for (z = 0; z < MAX_NR_ZONES && !pfn; z++) {
+			struct zone *zone = &NODE_DATA(nid)->node_zones[z];
 
-		for (; pfn < end; pfn++) {
-			struct page *page;
-			unsigned long order, tag;
-
-			/*
-			 * A node is hundreds of thousands of pfns, each
-			 * pfn_valid() an RCU section under lockdep: tens of
-			 * seconds in a loaded emulator, a soft lockup without
-			 * a break (seen, 23 s).
-			 */
-			if (!(++steps % 1024))
-				cond_resched();
-			page = pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
-			if (!page || !PageBuddy(page))
-				continue;
-			order = page_private(page);
-			tag = page->luf_tag;
-			if (order < 1 || order >= MAX_PAGE_ORDER ||
-			    !luf_debug_pending(tag)) {
-				pfn += (1UL << min_t(unsigned long, order, MAX_PAGE_ORDER)) - 1;
-				continue;
-			}
-			page[1].luf_tag = 1;
-			err = memory_failure(pfn + 1, 0);
-			seq_printf(m, "pfn %lu order %lu tag %lu piece_tag %lu piece_free %d err %d\n",
-				   pfn, order, tag, page->luf_tag,
-				   PageBuddy(page) && !page_private(page), err);
-			return 0;
+			if (populated_zone(zone))
+				pfn = split_check_zone(zone);
 		}
-		cond_resched();
 	}
-	seq_puts(m, "none\n");
+	return pfn;
+}
+
+static int split_check_show(struct seq_file *m, void *v)
+{
+	unsigned long pfn = split_check_find(), order, tag;
+	struct page *page;
+	int err;
+
+	if (!pfn) {
+		seq_puts(m, "none\n");
+		return 0;
+	}
+	/*
+	 * Freed or allocated since the lists were walked: the read-back says
+	 * (piece_free), and the test tries again.
+	 */
+	page = pfn_to_page(pfn);
+	order = page_private(page);
+	tag = page->luf_tag;
+	if (!PageBuddy(page) || order < 1 || order >= MAX_PAGE_ORDER) {
+		seq_puts(m, "none\n");
+		return 0;
+	}
+	page[1].luf_tag = 1;
+	err = memory_failure(pfn + 1, 0);
+	seq_printf(m, "pfn %lu order %lu tag %lu piece_tag %lu piece_free %d err %d\n",
+		   pfn, order, tag, page->luf_tag,
+		   PageBuddy(page) && !page_private(page), err);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(split_check);

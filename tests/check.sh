@@ -3,7 +3,8 @@
 # tests, boot the patched and the vanilla kernel and run their suites, and
 # end with "N passed, N failed".  Exit status 0 only if nothing failed.
 # LUF_ONLY=<test> (make check-one): the same builds, then only that test's
-# lines of one suite (LUF_SUITE, default patched) in one guest.
+# lines of one suite (LUF_SUITE, default patched) in one guest.  LUF_SUITE
+# alone (make check-suite): that whole suite in one guest.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -15,6 +16,8 @@ results=$out/results.txt
 : > "$results"
 t0=$(date +%s)
 only=${LUF_ONLY:-}
+# One guest and no host tests: check-one or check-suite.
+single=${LUF_ONLY:-}${LUF_SUITE:-}
 if [ -n "$only" ] && [ ! -x "tests/guest/t/$only" ]; then
 	echo "check.sh: no guest test tests/guest/t/$only" >&2
 	exit 2
@@ -90,7 +93,7 @@ for c in tests/guest/src/*.c; do
 done
 must selftests tests/selftests.sh "$kv" "$build/selftests"
 
-if [ -z "$only" ]; then
+if [ -z "$single" ]; then
 step "host tests"
 # Every tests/host/*.sh marked "# check: host" (tests/host/lib.sh), in
 # name order; what they need comes from these.
@@ -155,12 +158,15 @@ truncate -s 64M "$build/sq.img"
 truncate -s 256M "$build/swap.img"
 disks=(LUF_DISK="$build/disk.img" LUF_DISK_XFS="$build/xfs.img" LUF_DISK_SQ="$build/sq.img"
        LUF_DISK_SWAP="$build/swap.img")
-if [ -n "$only" ]; then
+if [ -n "$single" ]; then
 	suite=${LUF_SUITE:-patched}
 	k=$kp
 	[ "$suite" = vanilla ] && k=$kv
-	step "guest: the $suite suite, only $only"
-	( export "${disks[@]}"; run_vm "$suite" "$k" 3000 )
+	tmo=3000
+	# make soak: its minutes, and the set-up and the summary after them.
+	[ "$suite" = soak ] && tmo=$(( ${LUF_SOAK_MIN:-120} * 60 + 1800 ))
+	step "guest: the $suite suite${only:+, only $only}"
+	( export "${disks[@]}"; run_vm "$suite" "$k" $tmo )
 	rc=$?
 	guest_verdicts "$suite" | tee -a "$results"
 	vm_verdict "$suite" $rc
@@ -215,11 +221,14 @@ fi
 
 step "verdicts: vanilla kernel (luf refused; mm selftest baseline)"
 rc=$(cat "$out/rc-vanilla" 2>/dev/null || echo 1)
-# The vanilla kernel's selftest results are the baseline, not verdicts.
-guest_verdicts vanilla | grep -v '^[A-Z]* vanilla/selftest ' | tee -a "$results"
-guest_verdicts vanilla | grep '^[A-Z]* vanilla/selftest ' > "$out/selftests-vanilla.txt"
+# The vanilla kernel's selftest results are the baseline, not verdicts: of
+# both passes, "selftest" (quiet) and "selftest-moving" (pages moving under
+# it, tests/guest/selftests-load.list).  $base lists pass:test pairs.
+selftest_re='^[A-Z]* vanilla/selftest(-moving)? '
+guest_verdicts vanilla | grep -Ev "$selftest_re" | tee -a "$results"
+guest_verdicts vanilla | grep -E "$selftest_re" > "$out/selftests-vanilla.txt"
 vm_verdict vanilla $rc
-base=$(sed -n 's#^PASS vanilla/selftest \([^ :]*\).*#\1#p' "$out/selftests-vanilla.txt")
+base=$(sed -nE 's#^PASS vanilla/(selftest(-moving)?) ([^ :]*).*#\1:\3#p' "$out/selftests-vanilla.txt")
 echo "   mm selftests passing on vanilla:" $base
 
 step "verdicts: patched kernel"
@@ -228,10 +237,11 @@ rc=$rc_patched
 # patched result is reported as a skip with the vanilla result as the reason.
 guest_verdicts patched | while read -r v name rest; do
 	case $name in
-	patched/selftest)
+	patched/selftest|patched/selftest-moving)
 		t=${rest%%[ :]*}
-		if [ "$v" != PASS ] && ! echo "$base" | grep -qx "$t"; then
-			echo "SKIP $name $t: does not pass on vanilla either ($(grep -m1 " vanilla/selftest $t\b" "$out/selftests-vanilla.txt" | cut -c1-80))"
+		k=${name#patched/}
+		if [ "$v" != PASS ] && ! echo "$base" | grep -qx "$k:$t"; then
+			echo "SKIP $name $t: does not pass on vanilla either ($(grep -m1 " vanilla/$k $t\b" "$out/selftests-vanilla.txt" | cut -c1-80))"
 			continue
 		fi ;;
 	esac
@@ -241,10 +251,10 @@ vm_verdict patched $rc
 
 # Every selftest that passes on vanilla passes on patched with luf enabled.
 missing=
-for t in $base; do
-	grep -q "^PASS patched/selftest $t\b" "$results" || missing+=" $t"
+for kt in $base; do
+	grep -q "^PASS patched/${kt%%:*} ${kt#*:}\b" "$results" || missing+=" $kt"
 done
-echo "   mm selftests passing on patched:" $(sed -n 's#^PASS patched/selftest \([^ :]*\).*#\1#p' "$results")
+echo "   mm selftests passing on patched:" $(sed -nE 's#^PASS patched/(selftest(-moving)?) ([^ :]*).*#\1:\3#p' "$results")
 if [ -z "$base" ]; then
 	record FAIL selftests-match "no selftest passed on vanilla: the baseline is broken"
 elif [ -n "$missing" ]; then

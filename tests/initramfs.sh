@@ -6,7 +6,9 @@
 #
 # Each <file> is "src:dst" (dst relative to /luf in the guest, or absolute).  The main
 # suites (patched, vanilla) get one "selftest" entry per line of
-# tests/guest/selftests.list and the kmemleak check appended.
+# tests/guest/selftests.list, one "selftest-moving" entry per line of
+# tests/guest/selftests-load.list, that pass's verdict and the kmemleak
+# check appended.
 set -euo pipefail
 out=${1:?}
 stage=${2:?}
@@ -21,13 +23,24 @@ cp "$guest/lib.sh" "$stage/luf/lib.sh"
 cp "$guest"/t/* "$stage/luf/t/"
 for l in "$guest"/*.list; do
 	case $l in
-	*/selftests.list) continue ;;
+	*/selftests.list|*/selftests-load.list) continue ;;
 	*/patched.list|*/vanilla.list)
 		{
 			cat "$l"
 			grep -Ev '^(#|$)' "$guest/selftests.list" | sed 's/^/selftest /'
+			grep -Ev '^(#|$)' "$guest/selftests-load.list" |
+				sed 's/^/selftest-moving /'
+			echo selftest-load
 			echo kmemleak
+			# The invariant checker watched all of the above.
+			[ "$(basename "$l")" = patched.list ] && echo luf-check
+			true
 		} > "$stage/luf/$(basename "$l")" ;;
+	*/soak.list)
+		# make soak's length (LUF_SOAK_MIN minutes) and its watchdog.
+		m=${LUF_SOAK_MIN:-120}
+		sed -e "s/@SOAK_MIN@/$m/g" -e "s/@SOAK_TMO@/$((m * 60 + 1200))/g" \
+			"$l" > "$stage/luf/soak.list" ;;
 	*)	cp "$l" "$stage/luf/" ;;
 	esac
 done

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Build the kernel's own mm selftests (tools/testing/selftests/mm from the
-# same linux-source package) as static binaries for the guest.
+# same linux-source package) as static binaries for the guest: those of
+# both passes (selftests.list, selftests-load.list).
 #
 #   tests/selftests.sh <kernel build dir> <output dir>
 #
@@ -37,4 +38,4 @@ while read -r name args; do
 	uffd-*) extra+=("$src/mm/uffd-common.c") ;;
 	esac
 	gcc "${cflags[@]}" -o "$bin" "$src/mm/$name.c" "${extra[@]}" "${common[@]}" "${libs[@]}"
-done < "$here/guest/selftests.list"
+done < <(cat "$here/guest/selftests.list" "$here/guest/selftests-load.list")

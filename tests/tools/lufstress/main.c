@@ -39,6 +39,14 @@
  *		reference to each page for a moment, as any reader of the
  *		file does while its pages migrate
  *
+ * Allocator exits (--soft-offline pages, anon mode, root): after each
+ * migration pass the frame one page left behind is soft-offlined through
+ * /sys/devices/system/memory/soft_offline_page, at most this many in all
+ * (each one is lost to the guest for good): memory failure takes it off
+ * the free lists with take_page_off_buddy() while the readers may still
+ * hold it.  With 64 KiB mTHP the frames leave as order-4 blocks, which skip
+ * the per-CPU lists and reach the buddy lists at once.
+ *
  * Output: one line of "key=value" counters (large: pages of the area in
  * large folios at the start, -1 if /proc/kpageflags cannot be read;
  * uffd_moved: pages put in place by UFFDIO_COPY or UFFDIO_MOVE, or taken by
@@ -49,12 +57,14 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "lufstress.h"
 
@@ -108,6 +118,8 @@ long quiet_ms;
 static int pass_bound, use_pread;
 int use_aio, split_no_zero, use_move;
 static long hog_cpu = -1;
+static long soft_offline;		/* --soft-offline: pages left to offline */
+static _Atomic long soft_offlined, soft_offline_failed;
 pid_t child = -1;
 static pid_t hog_pid = -1;
 static _Atomic long *hog_rounds;
@@ -348,6 +360,49 @@ void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
+/* The page frame @a maps now (root reads /proc/self/pagemap), or 0. */
+static uint64_t pfn_of(const void *a)
+{
+	static int pm = -1;
+	uint64_t e;
+
+	if (pm < 0)
+		pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (pm < 0 || pread(pm, &e, 8, (off_t)((uintptr_t)a / page_size) * 8) != 8 ||
+	    !(e >> 63))
+		return 0;
+	return e & ((1ULL << 55) - 1);
+}
+
+/*
+ * --soft-offline: the frame a page left behind in the pass that just moved
+ * it, free now and its flush deferred while the readers still hold it,
+ * goes to memory failure's soft offlining, as a host's error handling
+ * might send it: take_page_off_buddy() is an exit from the allocator too.
+ * Each success leaks the page for good, hence the budget.  A frame that
+ * was reused meanwhile (or sits on a per-CPU list) is refused; that only
+ * costs one try.
+ */
+static void soft_offline_frame(uint64_t pfn)
+{
+	char buf[32];
+	int f, n;
+
+	if (!pfn)
+		return;
+	f = open("/sys/devices/system/memory/soft_offline_page", O_WRONLY | O_CLOEXEC);
+	if (f < 0)
+		die("/sys/devices/system/memory/soft_offline_page");
+	n = snprintf(buf, sizeof(buf), "%#llx", (unsigned long long)pfn * page_size);
+	if (write(f, buf, n) == n) {
+		atomic_fetch_add(&soft_offlined, 1);
+		soft_offline--;
+	} else {
+		atomic_fetch_add(&soft_offline_failed, 1);
+	}
+	close(f);
+}
+
 static void *migrator(void *arg)
 {
 	void **pages = calloc(npages, sizeof(void *));
@@ -372,11 +427,15 @@ static void *migrator(void *arg)
 	for (p = 0; p < npages; p++)
 		pages[p] = (char *)area + p * page_size;
 	for (pass = 0; !atomic_load(&shm->stop); pass++) {
+		void *victim = pages[(pass * 17) % npages];
+		uint64_t old = soft_offline > 0 ? pfn_of(victim) : 0;
 		long moved = bench_move_all(0, npages, pages, nodes, status,
 					    (pass & 1) ? 0 : 1);
 
 		if (moved < 0)
 			die("move_pages");
+		if (old && pfn_of(victim) != old)
+			soft_offline_frame(old);
 		atomic_fetch_add(&migrated, moved);
 		atomic_fetch_add(&moves_failed, npages - moved);
 		atomic_fetch_add(&npasses, 1);
@@ -514,13 +573,14 @@ static void usage(void)
 		"                 [-n pages] [-d seconds | -p passes] [-t readers]\n"
 		"                 [-f file] [--hog-mib MiB] [--source migrate|pageout]\n"
 		"                 [--quiet-ms ms] [--pass-bound] [--aio] [--no-zero]\n"
-		"                 [--hog-cpu cpu] [--pread] [--move]\n");
+		"                 [--hog-cpu cpu] [--pread] [--move]\n"
+		"                 [--soft-offline pages]\n");
 	exit(2);
 }
 
 enum {
 	OPT_HOG_MIB = 256, OPT_SOURCE, OPT_QUIET_MS, OPT_PASS_BOUND, OPT_AIO,
-	OPT_NO_ZERO, OPT_HOG_CPU, OPT_PREAD, OPT_MOVE,
+	OPT_NO_ZERO, OPT_HOG_CPU, OPT_PREAD, OPT_MOVE, OPT_SOFT_OFFLINE,
 };
 
 static const struct option long_opts[] = {
@@ -534,6 +594,7 @@ static const struct option long_opts[] = {
 	{ "hog-cpu", required_argument, NULL, OPT_HOG_CPU },
 	{ "pread", no_argument, NULL, OPT_PREAD },
 	{ "move", no_argument, NULL, OPT_MOVE },
+	{ "soft-offline", required_argument, NULL, OPT_SOFT_OFFLINE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -577,6 +638,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_PREAD: use_pread = 1; break;
 		case OPT_MOVE: use_move = 1; break;
+		case OPT_SOFT_OFFLINE:
+			soft_offline = opt_num("--soft-offline", optarg, 1, 4096);
+			break;
 		case OPT_SOURCE:
 			if (!strcmp(optarg, "pageout"))
 				pageout = 1;
@@ -592,7 +656,8 @@ int main(int argc, char **argv)
 	    ((mode == M_FUSE_INVAL || mode == M_UFFD_COPY ||
 	      mode == M_DEVICE) && pageout) ||
 	    (use_pread && ((mode != M_FILE && mode != M_WRITE) || !hog_mib)) ||
-	    (hog_cpu >= 0 && !hog_mib) || (use_move && mode != M_UFFD_COPY))
+	    (hog_cpu >= 0 && !hog_mib) || (use_move && mode != M_UFFD_COPY) ||
+	    (soft_offline && (pageout || mode != M_ANON)))
 		usage();
 
 	shm = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
@@ -643,6 +708,9 @@ int main(int argc, char **argv)
 	       (long)moves_failed, (long)reads, (long)hogged,
 	       (unsigned long long)shm->epoch, (long)sigbus, (long)early,
 	       (long)in_window, (long)moves, (long)kept, (long)violations);
+	if (soft_offlined || soft_offline_failed)
+		printf(" soft_offlined=%ld soft_offline_failed=%ld",
+		       (long)soft_offlined, (long)soft_offline_failed);
 	if (violations)
 		printf(" first_bad=%#llx expected=%#llx",
 		       (unsigned long long)first_bad,
