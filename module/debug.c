@@ -84,19 +84,6 @@ static const struct file_operations softirq_change_fops = {
 };
 
 /*
- * Split a free block the way memory failure does, and look at the piece
- * left at its head.  Finds the first free block of order >= 1 with a
- * pending tag, stores 1 (long flushed) in its second page's tag field (a
- * leftover, as merges leave behind: unused while that page is inside the
- * block), and poisons that second page with memory_failure(), which takes
- * it off the free lists with take_page_off_buddy(): the block is broken
- * down to it, and the head becomes a free order-0 piece that must still
- * carry the block's tag.  Reads back "pfn P order O tag T piece_tag X
- * piece_free F" (X is meaningful only while F is 1: a piece that was
- * allocated meanwhile holds other data), or "none".  The poisoned page is
- * lost to the system: debug kernels only.
- */
-/*
  * A free block of order >= 1 in @zone whose tag is pending.  Such blocks sit
  * at the tail of their free list (luf.h): walking the lists from there
  * finds one at once, where a walk of every pfn took minutes in a loaded
@@ -142,6 +129,19 @@ static unsigned long split_check_find(void)
 	return pfn;
 }
 
+/*
+ * Split a free block the way memory failure does, and look at the piece
+ * left at its head.  Finds the first free block of order >= 1 with a
+ * pending tag, stores 1 (long flushed) in its second page's tag field (a
+ * leftover, as merges leave behind: unused while that page is inside the
+ * block), and poisons that second page with memory_failure(), which takes
+ * it off the free lists with take_page_off_buddy(): the block is broken
+ * down to it, and the head becomes a free order-0 piece that must still
+ * carry the block's tag.  Reads back "pfn P order O tag T piece_tag X
+ * piece_free F" (X is meaningful only while F is 1: a piece that was
+ * allocated meanwhile holds other data), or "none".  The poisoned page is
+ * lost to the system: debug kernels only.
+ */
 static int split_check_show(struct seq_file *m, void *v)
 {
 	unsigned long pfn = split_check_find(), order, tag;
