@@ -4,12 +4,12 @@
  * tiering and reclaim would on a host: the load of the selftests' second
  * pass (tests/guest/t/selftest, issue 24).
  *
- *   moveall [-i ms] [-r rounds] <pid>
+ *   moveall [--interval-ms MS] [--pageout-every ROUNDS] <pid>
  *
- * Every -i ms (default 50) it moves every page of <pid> and of each of its
+ * Every --interval-ms (-i, default 50) it moves every page of <pid> and of each of its
  * descendants to the other node with migrate_pages(2) (as root that is
- * MPOL_MF_MOVE_ALL: shared pages too), node 0 to 1, then back; every -r
- * rounds (default 4) it also asks reclaim to page out each of their
+ * MPOL_MF_MOVE_ALL: shared pages too), node 0 to 1, then back; every
+ * --pageout-every rounds (-r, default 4; 0: never) it also asks reclaim to page out each of their
  * mappings with process_madvise(MADV_PAGEOUT), one mapping per call so
  * that one it refuses (hugetlb, locked, special) does not stop the rest.
  * It stops when <pid> is gone or at SIGTERM, and prints one line:
@@ -20,6 +20,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,7 +155,13 @@ int main(int argc, char **argv)
 	struct timespec ts;
 	int c, i, n;
 
-	while ((c = getopt(argc, argv, "i:r:")) != -1) {
+	static const struct option longopts[] = {
+		{ "interval-ms", required_argument, NULL, 'i' },
+		{ "pageout-every", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 }
+	};
+
+	while ((c = getopt_long(argc, argv, "i:r:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': interval = opt(optarg, 1); break;
 		case 'r': every = opt(optarg, 0); break;
@@ -189,6 +196,6 @@ int main(int argc, char **argv)
 	       rounds, procs, unmovable, pageouts);
 	return 0;
 usage:
-	fprintf(stderr, "usage: moveall [-i ms] [-r rounds] <pid>\n");
+	fprintf(stderr, "usage: moveall [--interval-ms MS] [--pageout-every ROUNDS] <pid>\n");
 	return 2;
 }
