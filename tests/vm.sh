@@ -140,6 +140,19 @@ splat='^(\[ *[0-9]+\.[0-9]+\] )?(WARNING:|BUG:|BUG |Oops|Kernel panic|kernel BUG
 if grep -qE "$splat" "$console" 2>/dev/null; then
 	echo "# vm-$suite: kernel splat on the console:"
 	grep -E -m 5 "$splat" "$console" | sed 's/^/#    /'
+	# What a CI log needs to tell what happened without the console:
+	# the test that ran, the first splat's own lines and the luf
+	# checker's first report (an expected one is a mutation test's).
+	awk -v re="$splat" '
+		/luf-test: RUN / { test = $0 }
+		$0 ~ re && !n++ { print "# vm-" s ": the first splat, in " (test == "" ? "no test" : test) ":"; left = 40 }
+		left > 0 { print "#    " $0; left-- }
+	' s="$suite" "$console"
+	grep -n -m 1 'luf_check: stale TLB entry' "$console" | cut -d: -f1 |
+	while read -r l; do
+		echo "# vm-$suite: the luf checker's first report:"
+		sed -n "$l,$((l + 35))p" "$console" | sed 's/^/#    /'
+	done
 	ok=0
 fi
 echo "vm-$suite: ${elapsed}s, $(grep -E '^SUMMARY' "$results" 2>/dev/null || echo 'no summary')" >&2
