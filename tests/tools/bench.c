@@ -101,32 +101,55 @@ int bench_pin(long cpu)
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
-/* One move_pages(2) call with @flags; how many of the @n are on @node. */
+/*
+ * One move_pages(2) call with @flags; how many of the @n are on @node
+ * after it, or -1.  A positive return means that many pages did not move
+ * (busy for a moment: -EAGAIN after migrate_pages()' own retries), and
+ * then do_pages_move() leaves the status of the whole batch it was moving
+ * unwritten: ask where each page is instead.
+ */
 static long move_pages_to(pid_t pid, long n, void **pages, int *nodes,
-			  int *status, int node, int flags)
+			  int *status, int node, int flags, long *busy)
 {
-	long p, moved = 0;
+	long p, moved = 0, rc;
 
 	for (p = 0; p < n; p++)
 		nodes[p] = node;
-	if (syscall(SYS_move_pages, pid, n, pages, nodes, status, flags) < 0)
+	rc = syscall(SYS_move_pages, pid, n, pages, nodes, status, flags);
+	if (busy)
+		*busy = rc > 0 ? rc : 0;
+	if (rc < 0)
+		return -1;
+	if (rc > 0 && syscall(SYS_move_pages, pid, n, pages, NULL, status, 0) < 0)
 		return -1;
 	for (p = 0; p < n; p++)
 		moved += status[p] == node;
 	return moved;
 }
 
+/*
+ * Every page to @node, as a user's migration tool would: when some were
+ * busy for a moment, the call is made twice more (the pages already there
+ * cost a lookup).  Absent pages (-ENOENT) and pages that cannot move
+ * (-EBUSY) are not counted.
+ */
 long bench_move_all(pid_t pid, long n, void **pages,
 		    int *nodes, int *status, int node)
 {
-	long moved = move_pages_to(pid, n, pages, nodes, status, node,
-				   BENCH_MPOL_MF_MOVE_ALL);
-	long p;
+	long moved = -1, busy = 0, p;
+	int try;
 
-	if (moved >= 0 || (errno != ENOENT && errno != EBUSY))
-		return moved;
-	for (p = moved = 0; p < n; p++)
-		moved += status[p] == node;
+	for (try = 0; try < 3; try++) {
+		moved = move_pages_to(pid, n, pages, nodes, status, node,
+				      BENCH_MPOL_MF_MOVE_ALL, &busy);
+		if (moved < 0 && (errno == ENOENT || errno == EBUSY)) {
+			for (p = moved = 0; p < n; p++)
+				moved += status[p] == node;
+			break;
+		}
+		if (moved < 0 || !busy)
+			break;
+	}
 	return moved;
 }
 
@@ -139,7 +162,7 @@ long bench_move_range(void *addr, long n, long psz, int node)
 	for (p = 0; p < n; p++)
 		pages[p] = (char *)addr + p * psz;
 	moved = move_pages_to(0, n, pages, nodes, status, node,
-			      BENCH_MPOL_MF_MOVE);
+			      BENCH_MPOL_MF_MOVE, NULL);
 	if (moved < 0)
 		die("move_pages");
 	return moved;

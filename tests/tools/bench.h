@@ -85,10 +85,10 @@ int bench_pin(long cpu);
 #define BENCH_MPOL_MF_MOVE_ALL	(1 << 2)
 
 /*
- * One move_pages(2) pass: all @n @pages to @node, @nodes and @status being
- * arrays of @n.  Returns how many are on @node now (the call's return value
- * does not say which pages stayed: status does), or -1 with errno set if
- * the call failed; ENOENT and EBUSY are outcomes of single pages.
+ * All @n @pages to @node with move_pages(2), @nodes and @status being
+ * arrays of @n; when some pages were busy, the call is made twice more.
+ * Returns how many are on @node now (status says which), or -1 with errno
+ * set if the call failed; ENOENT and EBUSY are outcomes of single pages.
  */
 long bench_move_all(pid_t pid, long n, void **pages,
 		    int *nodes, int *status, int node);
