@@ -197,6 +197,14 @@ luf_breaks() {
 }
 # The invariant checker of CONFIG_LUF_CHECK kernels.
 LUF_CHECK=/sys/kernel/debug/luf_check
+# luf_check_needed: a test of the checker itself skips, saying why, on a
+# kernel built without it or booted with it off (the run that measures
+# what it costs, LUF_CMDLINE=luf_check=off).
+luf_check_needed() {
+	[ -e $LUF_CHECK/stats ] || skip "kernel built without CONFIG_LUF_CHECK"
+	! grep -qw 'luf_check=off' /proc/cmdline ||
+		skip "the checker is off from boot (luf_check=off)"
+}
 luf_check_stat() { awk -v k="$1" '$1 == k { print $2 }' $LUF_CHECK/stats 2>/dev/null; }
 # luf_expect_stale: this test breaks luf on purpose, so the stale entries
 # the checker finds until it exits are expected: counted apart and reported
