@@ -22,6 +22,7 @@ int luf_core_bind(void)
 	luf_core.reg = symbol_get(luf_register);
 	luf_core.unreg = symbol_get(luf_unregister);
 	luf_core.flush_batch = symbol_get(luf_flush_batch);
+	luf_core.batch_trim = symbol_get(luf_batch_trim);
 	luf_core.flush_mm_batched = symbol_get(luf_flush_mm_batched);
 	luf_core.gens = symbol_get(luf_gens);
 	luf_core.mm_kobj = symbol_get(mm_kobj);
@@ -30,6 +31,7 @@ int luf_core_bind(void)
 	missing = !luf_core.reg ? "luf_register" :
 		  !luf_core.unreg ? "luf_unregister" :
 		  !luf_core.flush_batch ? "luf_flush_batch" :
+		  !luf_core.batch_trim ? "luf_batch_trim" :
 		  !luf_core.flush_mm_batched ? "luf_flush_mm_batched" :
 		  !luf_core.gens ? "luf_gens" :
 		  !luf_core.mm_kobj ? "mm_kobj" :
@@ -53,6 +55,8 @@ void luf_core_unbind(void)
 		symbol_put(luf_gens);
 	if (luf_core.flush_mm_batched)
 		symbol_put(luf_flush_mm_batched);
+	if (luf_core.batch_trim)
+		symbol_put(luf_batch_trim);
 	if (luf_core.flush_batch)
 		symbol_put(luf_flush_batch);
 	if (luf_core.unreg)

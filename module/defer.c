@@ -11,7 +11,16 @@
  * many there were.
  *
  * So at most two generations are outstanding, the one being flushed and the
- * open one.  A tag in a free page is one of those, or done, or something
+ * open one.  An age flush closes the open generation early instead, keeps
+ * its CPUs apart (luf_batch.ticking) and asks the CPUs to flush at their
+ * next scheduler tick; LUF_TICK_WAIT jiffies later, at the deadline, it
+ * flushes what is left by IPI.  A generation waiting for the ticks counts
+ * as the one being flushed: any request for it flushes it at once.
+ *
+ * Not every CPU of a batch gets the IPI: every deferral publishes a new
+ * epoch (luf_gens.epoch) after its PTEs were cleared, and the core drops
+ * from the batch the CPUs that have flushed, or switched mm, since the
+ * generation's newest deferral, and lazy ones (luf_batch_trim()).  A tag in a free page is one of those, or done, or something
  * that was never a tag (see luf.h in the core); the core's fast check never
  * mistakes an outstanding tag for a flushed one.
  */
@@ -37,6 +46,17 @@ unsigned long luf_debug_skip;
 unsigned long luf_debug_defer_delay_us;
 unsigned long luf_debug_flush_delay_us;
 unsigned long luf_debug_bound_wq;
+/* 1: no CPU is dropped; 2: a generation keeps its first deferral's epoch. */
+unsigned long luf_debug_trim;
+/* 1: the age flush sends its IPIs at once, as before it waited for ticks. */
+unsigned long luf_debug_tick;
+
+/*
+ * How long an age flush waits for the CPUs' own flushes at their scheduler
+ * tick before it sends IPIs (see luf_tick() in the core): every CPU that is
+ * not idle ticks once per jiffy, and idle CPUs are lazy, which needs none.
+ */
+#define LUF_TICK_WAIT	2
 
 /*
  * Where the age and limit work runs.  Unbound: the CPU that deferred, whose
@@ -105,8 +125,9 @@ static struct workqueue_struct *luf_work_queue(void)
  * The deferred batch.  @lock protects every field after it.  Some are read
  * without it as well, and written with WRITE_ONCE(): @flushing by the
  * requesters that spin on it, @sources and @max_defer_ms by the knobs'
- * getters.  @flushing_batch belongs to the flush in flight, from the
- * critical section that sets @flushing to the one that clears it.
+ * getters, @ticking_gen by the tick work.  @flushing_batch and
+ * @ticking_part belong to the flush in flight, from the critical section
+ * that sets @flushing to the one that clears it.
  *
  * Raw: taken with preemption and bottom halves disabled (luf_flush()), which
  * a sleeping lock on PREEMPT_RT may not be.
@@ -116,8 +137,16 @@ static struct luf_batch {
 	/* The CPUs of the open generation, and of the flush in flight. */
 	struct arch_tlbflush_unmap_batch pending;
 	struct arch_tlbflush_unmap_batch flushing_batch;
+	struct arch_tlbflush_unmap_batch ticking_part;
 	unsigned long open;		/* the generation deferrals join */
 	bool open_used;			/* ... and whether one has */
+	unsigned long open_epoch;	/* ... the epoch of its newest one */
+	/* A generation closed by age, waiting for the CPUs' ticks, or 0. */
+	struct arch_tlbflush_unmap_batch ticking;
+	unsigned long ticking_gen;
+	unsigned long ticking_epoch;
+	unsigned long ticking_since;	/* open_since, open_pages it had */
+	unsigned long ticking_pages;
 	unsigned long open_since;	/* jiffies of its first deferral */
 	unsigned long open_pages;
 	bool flushing;			/* a flush is in flight */
@@ -152,11 +181,23 @@ static bool luf_after(unsigned long a, unsigned long b)
 	return (long)(a - b) > 0;
 }
 
+/* Drop the CPUs that flushed since @epoch, or are lazy (see the core). */
+static void luf_trim(struct arch_tlbflush_unmap_batch *batch,
+		     unsigned long epoch)
+{
+#ifdef LUF_DEBUG
+	if (READ_ONCE(luf_debug_trim) == 1)
+		return;
+#endif
+	luf_core.batch_trim(batch, epoch);
+}
+
 static void luf_flush(unsigned long gen, unsigned int why)
 {
 	struct luf_gens *gens = luf_core.gens;
-	unsigned long flags, target, done;
-	unsigned int nr_cpus, nr_ipis;
+	unsigned long flags, target, done, epoch = 0, ticking_epoch = 0;
+	unsigned int nr_cpus, nr_ipis, nr_self;
+	bool with_ticking = false, with_open = true;
 	u64 start;
 
 #ifdef LUF_DEBUG
@@ -175,7 +216,8 @@ static void luf_flush(unsigned long gen, unsigned int why)
 retry:
 	raw_spin_lock_irqsave(&luf_batch.lock, flags);
 	if (!luf_after(gen, gens->flushed) ||
-	    (!luf_batch.open_used && !luf_batch.flushing)) {
+	    (!luf_batch.open_used && !luf_batch.flushing &&
+	     !luf_batch.ticking_gen)) {
 		/* Done meanwhile, or a tag that was never handed out. */
 		raw_spin_unlock_irqrestore(&luf_batch.lock, flags);
 		preempt_enable();
@@ -189,13 +231,32 @@ retry:
 			cpu_relax();
 		goto retry;
 	}
-	target = luf_batch.open;
-	cpumask_copy(&luf_batch.flushing_batch.cpumask,
-		     &luf_batch.pending.cpumask);
-	cpumask_clear(&luf_batch.pending.cpumask);
-	luf_batch.open++;
-	luf_batch.open_used = false;
-	luf_batch.open_pages = 0;
+	/*
+	 * The generation waiting for the ticks is the older one: a request
+	 * for it alone leaves the open generation open.
+	 */
+	if (luf_batch.ticking_gen) {
+		with_ticking = true;
+		with_open = luf_after(gen, luf_batch.ticking_gen);
+		ticking_epoch = luf_batch.ticking_epoch;
+		cpumask_copy(&luf_batch.ticking_part.cpumask,
+			     &luf_batch.ticking.cpumask);
+		cpumask_clear(&luf_batch.ticking.cpumask);
+		WRITE_ONCE(luf_batch.ticking_gen, 0);
+	}
+	if (with_open) {
+		target = luf_batch.open;
+		epoch = luf_batch.open_epoch;
+		cpumask_copy(&luf_batch.flushing_batch.cpumask,
+			     &luf_batch.pending.cpumask);
+		cpumask_clear(&luf_batch.pending.cpumask);
+		luf_batch.open++;
+		luf_batch.open_used = false;
+		luf_batch.open_pages = 0;
+	} else {
+		target = luf_batch.open - 1;
+		cpumask_clear(&luf_batch.flushing_batch.cpumask);
+	}
 	WRITE_ONCE(luf_batch.flushing, true);
 	raw_spin_unlock_irqrestore(&luf_batch.lock, flags);
 #ifdef LUF_DEBUG
@@ -204,8 +265,31 @@ retry:
 #endif
 
 	start = trace_luf_flush_enabled() ? ktime_get_ns() : 0;
+	/*
+	 * Each part is trimmed by the epoch of its own newest deferral: the
+	 * CPUs that flushed at the tick did so for the older generation only.
+	 */
+	if (with_ticking) {
+		/* A CPU in both is held to the newer epoch. */
+		cpumask_andnot(&luf_batch.ticking_part.cpumask,
+			       &luf_batch.ticking_part.cpumask,
+			       &luf_batch.flushing_batch.cpumask);
+	}
 	nr_cpus = cpumask_weight(&luf_batch.flushing_batch.cpumask);
-	nr_ipis = nr_cpus;
+	nr_self = cpumask_test_cpu(smp_processor_id(),
+				   &luf_batch.flushing_batch.cpumask);
+	if (with_open)
+		luf_trim(&luf_batch.flushing_batch, epoch);
+	if (with_ticking) {
+		struct arch_tlbflush_unmap_batch *t = &luf_batch.ticking_part;
+
+		nr_cpus += cpumask_weight(&t->cpumask);
+		nr_self |= cpumask_test_cpu(smp_processor_id(), &t->cpumask);
+		luf_trim(t, ticking_epoch);
+		cpumask_or(&luf_batch.flushing_batch.cpumask,
+			   &luf_batch.flushing_batch.cpumask, &t->cpumask);
+	}
+	nr_ipis = cpumask_weight(&luf_batch.flushing_batch.cpumask);
 	if (cpumask_test_cpu(smp_processor_id(),
 			     &luf_batch.flushing_batch.cpumask))
 		nr_ipis--;
@@ -223,6 +307,7 @@ retry:
 	luf_stat_add(LUF_STAT_FLUSH + why, 1);
 	luf_stat_add(LUF_STAT_FLUSHES, 1);
 	luf_stat_add(LUF_STAT_IPIS, nr_ipis);
+	luf_stat_add(LUF_STAT_IPIS_AVOIDED, nr_cpus - nr_self - nr_ipis);
 	if (trace_luf_flush_enabled())
 		trace_luf_flush(why, done, nr_cpus, nr_ipis,
 				start ? ktime_get_ns() - start : 0);
@@ -237,10 +322,76 @@ static void luf_flush_everything(unsigned int why)
 	luf_flush(READ_ONCE(luf_core.gens->deferred), why);
 }
 
-/* Bounds the window: no deferral outlives max_defer_ms (plus a worker). */
+/*
+ * Does an age flush of @ms first wait LUF_TICK_WAIT jiffies for the ticks?
+ * Not when the window is too short to leave some of it before the wait.
+ */
+static bool luf_age_waits_tick(unsigned int ms)
+{
+#ifdef LUF_DEBUG
+	if (READ_ONCE(luf_debug_tick))
+		return false;
+#endif
+	return msecs_to_jiffies(ms) > LUF_TICK_WAIT;
+}
+
+/* From a generation's first deferral to its age work. */
+static unsigned long luf_age_delay(unsigned int ms)
+{
+	unsigned long delay = msecs_to_jiffies(ms);
+
+	return luf_age_waits_tick(ms) ? delay - LUF_TICK_WAIT : delay;
+}
+
+/* The deadline of the generation waiting for the ticks: IPIs for the rest. */
+static void luf_tick_workfn(struct work_struct *work)
+{
+	unsigned long gen = READ_ONCE(luf_batch.ticking_gen);
+
+	if (gen)
+		luf_flush(gen, LUF_FLUSH_AGE);
+}
+
+static DECLARE_DELAYED_WORK(luf_tick_work, luf_tick_workfn);
+
+/*
+ * Bounds the window: no deferral outlives max_defer_ms (plus a worker).
+ * LUF_TICK_WAIT jiffies before the deadline the open generation is closed
+ * and every CPU behind its epoch flushes at its next tick (luf_tick() in the
+ * core); at the deadline luf_tick_workfn() sends IPIs to those that did not.
+ */
 static void luf_age_workfn(struct work_struct *work)
 {
-	luf_flush_everything(LUF_FLUSH_AGE);
+	struct luf_gens *gens = luf_core.gens;
+	unsigned long flags;
+	bool closed = false;
+
+	if (luf_age_waits_tick(READ_ONCE(luf_batch.max_defer_ms))) {
+		raw_spin_lock_irqsave(&luf_batch.lock, flags);
+		if (luf_batch.accepting && luf_batch.open_used &&
+		    !luf_batch.ticking_gen) {
+			cpumask_copy(&luf_batch.ticking.cpumask,
+				     &luf_batch.pending.cpumask);
+			cpumask_clear(&luf_batch.pending.cpumask);
+			WRITE_ONCE(luf_batch.ticking_gen, luf_batch.open);
+			luf_batch.ticking_epoch = luf_batch.open_epoch;
+			luf_batch.ticking_since = luf_batch.open_since;
+			luf_batch.ticking_pages = luf_batch.open_pages;
+			luf_batch.open++;
+			luf_batch.open_used = false;
+			luf_batch.open_pages = 0;
+			WRITE_ONCE(gens->tick_epoch, luf_batch.ticking_epoch);
+			/* Under the lock, as in luf_defer_join(). */
+			mod_delayed_work(luf_work_queue(), &luf_tick_work,
+					 LUF_TICK_WAIT);
+			closed = true;
+		}
+		raw_spin_unlock_irqrestore(&luf_batch.lock, flags);
+	}
+	if (closed)
+		luf_stat_add(LUF_STAT_FLUSH_TICK, 1);
+	else
+		luf_flush_everything(LUF_FLUSH_AGE);
 }
 
 static DECLARE_DELAYED_WORK(luf_age_work, luf_age_workfn);
@@ -259,7 +410,7 @@ void luf_defer_set_max_ms(unsigned int ms)
 	raw_spin_lock_irqsave(&luf_batch.lock, flags);
 	WRITE_ONCE(luf_batch.max_defer_ms, ms);
 	if (luf_batch.accepting && luf_batch.open_used) {
-		due = luf_batch.open_since + msecs_to_jiffies(ms);
+		due = luf_batch.open_since + luf_age_delay(ms);
 		mod_delayed_work(luf_work_queue(), &luf_age_work,
 				 time_after(due, jiffies) ? due - jiffies : 0);
 	}
@@ -307,6 +458,18 @@ static unsigned long luf_defer_join(struct arch_tlbflush_unmap_batch *batch,
 		}
 		luf_batch.open_pages += nr_pages;
 		over = luf_batch.open_pages >= READ_ONCE(luf_max_pages);
+		/*
+		 * A new epoch, after the PTEs of @batch were cleared and their
+		 * mms' tlb_gen raised (atomically: a full barrier): a CPU that
+		 * reads it before a full flush has caught up with them too.
+		 * Pairs with the smp_rmb() after the core's read of it.
+		 */
+		smp_wmb();
+		WRITE_ONCE(luf_core.gens->epoch, luf_core.gens->epoch + 1);
+#ifdef LUF_DEBUG
+		if (READ_ONCE(luf_debug_trim) != 2 || first)
+#endif
+			luf_batch.open_epoch = luf_core.gens->epoch;
 		gen = luf_batch.open;
 		WRITE_ONCE(luf_core.gens->deferred, gen);
 		/*
@@ -321,7 +484,7 @@ static unsigned long luf_defer_join(struct arch_tlbflush_unmap_batch *batch,
 		 */
 		if (first)
 			mod_delayed_work(luf_work_queue(), &luf_age_work,
-					 msecs_to_jiffies(luf_batch.max_defer_ms));
+					 luf_age_delay(luf_batch.max_defer_ms));
 		if (over)
 			queue_work(luf_work_queue(), &luf_limit_work);
 	}
@@ -476,6 +639,7 @@ void luf_defer_stop(void)
 
 	luf_flush_everything(LUF_FLUSH_DISABLE);
 	cancel_delayed_work_sync(&luf_age_work);
+	cancel_delayed_work_sync(&luf_tick_work);
 	cancel_work_sync(&luf_limit_work);
 }
 
@@ -487,12 +651,18 @@ void luf_defer_get_state(struct luf_state *st, struct cpumask *cpus)
 	bool used;
 
 	raw_spin_lock_irqsave(&luf_batch.lock, flags);
+	/* A generation waiting for the ticks is pending too, and older. */
 	if (cpus)
-		cpumask_copy(cpus, &luf_batch.pending.cpumask);
-	st->pending_cpus = cpumask_weight(&luf_batch.pending.cpumask);
-	used = luf_batch.open_used;
-	since = luf_batch.open_since;
-	st->pending_pages = luf_batch.open_pages;
+		cpumask_or(cpus, &luf_batch.pending.cpumask,
+			   &luf_batch.ticking.cpumask);
+	st->pending_cpus = cpumask_weight(&luf_batch.pending.cpumask) +
+			   cpumask_weight_andnot(&luf_batch.ticking.cpumask,
+						 &luf_batch.pending.cpumask);
+	used = luf_batch.open_used || luf_batch.ticking_gen;
+	since = luf_batch.ticking_gen ? luf_batch.ticking_since :
+					luf_batch.open_since;
+	st->pending_pages = luf_batch.open_pages +
+			    (luf_batch.ticking_gen ? luf_batch.ticking_pages : 0);
 	st->flushing = luf_batch.flushing;
 	st->gen_flushed = gens->flushed;
 	st->gen_deferred = gens->deferred;

@@ -51,6 +51,8 @@ struct luf_core {
 	int (*reg)(const struct luf_ops *ops);
 	void (*unreg)(const struct luf_ops *ops);
 	void (*flush_batch)(struct arch_tlbflush_unmap_batch *batch);
+	unsigned int (*batch_trim)(struct arch_tlbflush_unmap_batch *batch,
+				   unsigned long epoch);
 	void (*flush_mm_batched)(struct mm_struct *mm);
 	struct luf_gens *gens;
 	struct kobject **mm_kobj;
@@ -114,6 +116,8 @@ enum luf_stat_item {
 	LUF_STAT_FLUSHES,
 	LUF_STAT_IPIS,
 	LUF_STAT_FLUSH_NOOP,
+	LUF_STAT_IPIS_AVOIDED,
+	LUF_STAT_FLUSH_TICK,
 	NR_LUF_STATS,
 };
 
@@ -151,6 +155,8 @@ extern unsigned long luf_debug_skip;
 extern unsigned long luf_debug_defer_delay_us;
 extern unsigned long luf_debug_flush_delay_us;
 extern unsigned long luf_debug_bound_wq;
+extern unsigned long luf_debug_trim;
+extern unsigned long luf_debug_tick;
 
 /* A snapshot of the deferred batch, for debugfs and netlink. */
 struct luf_state {

@@ -54,8 +54,9 @@ TRACE_EVENT(luf_defer,
 /*
  * A flush of the deferred batch: it completed @gens generations (the
  * generation it closed, back to the last one flushed), sent @ipis IPIs to
- * @cpus CPUs (the flushing CPU flushes itself without one) and took
- * @duration_ns from the start of the flush to its completion.
+ * the @cpus CPUs of its batch (the flushing CPU flushes itself without one;
+ * idle CPUs and those that flushed since the newest deferral need none) and
+ * took @duration_ns from the start of the flush to its completion.
  */
 TRACE_EVENT(luf_flush,
 	    TP_PROTO(unsigned int reason, unsigned long gens, unsigned int cpus,

@@ -29,7 +29,7 @@
 static bool luf_nl_live;
 
 /* The stat counters in the order of the stats attributes. */
-static_assert(LUF_A_STATS_FLUSH_NOOP - LUF_A_STATS_OFFERED + 1 == NR_LUF_STATS);
+static_assert(LUF_A_STATS_FLUSH_TICK - LUF_A_STATS_OFFERED + 1 == NR_LUF_STATS);
 static_assert(LUF_A_STATS_REFUSED_WRITABLE - LUF_A_STATS_OFFERED ==
 	      LUF_STAT_REFUSED + LUF_REFUSED_WRITABLE);
 static_assert(LUF_A_STATS_FLUSH_ALLOC - LUF_A_STATS_OFFERED ==

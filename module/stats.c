@@ -36,6 +36,8 @@ const char *const luf_stat_names[NR_LUF_STATS] = {
 	[LUF_STAT_FLUSHES]		= "flushes",
 	[LUF_STAT_IPIS]			= "ipis",
 	[LUF_STAT_FLUSH_NOOP]		= "flush_noop",
+	[LUF_STAT_IPIS_AVOIDED]		= "ipis_avoided",
+	[LUF_STAT_FLUSH_TICK]		= "flush_tick",
 };
 
 /* Summed over CPUs without stopping them: a snapshot, not an atomic one. */

@@ -82,14 +82,23 @@ cmdline="console=ttyS0 luftest.suite=$suite panic_on_warn=1 panic=-1 oops=panic"
 [ -z "$only" ] || cmdline+=" luftest.only=$only"
 cmdline+=" softlockup_panic=1 hung_task_panic=1 ${LUF_CMDLINE:-}"
 
+# LUF_SMP: the vCPUs, all on node 0 (default 4; the kernels take up to
+# NR_CPUS=8).  Only make bench's scaling curve changes it: memory and
+# nodes stay as they are.
+smp=${LUF_SMP:-4}
+case $smp in
+[1-8]) ;;
+*) echo "vm.sh: LUF_SMP=$smp: 1 to 8 vCPUs (NR_CPUS=8)" >&2; exit 2 ;;
+esac
+
 # One boot.  Returns qemu's exit status.
 boot() {
 	rm -f "$console" "$results"
 	timeout -k 10 "$timeout" "${LUF_QEMU:-qemu-system-x86_64}" \
-		-machine q35,hmat=on "${accel[@]}" -smp 4 -m 2G \
+		-machine q35,hmat=on "${accel[@]}" -smp "$smp" -m 2G \
 		-object memory-backend-ram,id=m0,size=512M \
 		-object memory-backend-ram,id=m1,size=1536M \
-		-numa node,nodeid=0,cpus=0-3,memdev=m0 \
+		-numa node,nodeid=0,cpus=0-$((smp - 1)),memdev=m0 \
 		-numa node,nodeid=1,memdev=m1,initiator=0 \
 		-numa hmat-lb,initiator=0,target=0,hierarchy=memory,data-type=access-latency,latency=10 \
 		-numa hmat-lb,initiator=0,target=0,hierarchy=memory,data-type=access-bandwidth,bandwidth=10G \

@@ -25,6 +25,11 @@
 # workloads, by name).
 # collateral: the last boot of all, alone (LUF_BENCH_COLLATERAL: which of
 # its workloads, by name).
+# scale (part of all): tier-file, luf off and on alternating, in boots of
+#   2, 4 and 8 vCPUs (LUF_BENCH_SCALE), memory and nodes as in the others;
+#   named tier-file@<n>cpu in the report, which tabulates and plots the IPIs
+#   per migrated page against the vCPU count (scaling.png).  Under TCG the
+#   vCPUs take turns on one host thread: only the counts mean anything.
 #
 # Repeats: LUF_BENCH_REPS (default 5 for all, 3 for demo), for allocbench
 # LUF_BENCH_ALLOC_REPS (default 5), after one warm-up run of each
@@ -49,10 +54,10 @@ all|alloc) reps=${LUF_BENCH_REPS:-5}
 	# write1+tier; empty: the host's clock, as the other benchmarks.
 	icount=${LUF_BENCH_ICOUNT-3} ;;
 demo) reps=${LUF_BENCH_REPS:-3} ;;
-tier) reps=${LUF_BENCH_REPS:-5} ;;
+tier|scale) reps=${LUF_BENCH_REPS:-5} ;;
 collateral) reps=${LUF_BENCH_REPS:-5}
 	icount=${LUF_BENCH_ICOUNT-3} ;;
-*) echo "usage: bench.sh [all|demo|alloc|tier|collateral]" >&2; exit 2 ;;
+*) echo "usage: bench.sh [all|demo|alloc|tier|collateral|scale]" >&2; exit 2 ;;
 esac
 build=$top/build
 out=${LUF_BENCH_OUT:-$build/bench/$what-$(date -u +%Y%m%d-%H%M%S)}
@@ -107,7 +112,9 @@ bench_boot() {
 		tests/vm.sh "$kdir/arch/x86/boot/bzImage" \
 		"$out/$name.cpio" "$name" "$out/vm-$name" "$tmo" > "$out/vm-$name.txt" || rc=$?
 	rm -f "$out/disk.img" "$out/xfs.img" "$out/$name.cpio"
-	tr -d '\r' < "$out/vm-$name/results.log" | grep '^BENCH ' >> "$out/bench.txt" || true
+	# LUF_BENCH_TAG: appended to the benchmarks' names (the scaling boots).
+	tr -d '\r' < "$out/vm-$name/results.log" | grep '^BENCH ' |
+		sed "s/ bench=\([^ ]*\)/ bench=\1${LUF_BENCH_TAG:-}/" >> "$out/bench.txt" || true
 	if [ $rc -ne 0 ]; then
 		cat "$out/vm-$name.txt" >&2
 		log "boot $name failed; console: $out/vm-$name/console.log"
@@ -147,12 +154,21 @@ tiering() {
 	done
 	bench_boot ab "$kp" 7200 "${lines[@]}"
 }
+scaling() {
+	local n
+	for n in ${LUF_BENCH_SCALE:-2 4 8}; do
+		LUF_SMP=$n LUF_BENCH_TAG=@${n}cpu bench_boot scale-$n "$kp" 3600 \
+			"bench ab tier-file $reps"
+	done
+}
 if [ "$what" = demo ]; then
 	bench_boot bench-demo "$kp" 1800 demo "bench ab tier-file $reps" "demo-ab 3 10"
 elif [ "$what" = collateral ]; then
 	collateral
 elif [ "$what" = tier ]; then
 	tiering
+elif [ "$what" = scale ]; then
+	scaling
 else
 	# allocbench under -icount: its rate is then pages per instruction
 	# executed, not per host second, which another tenant of the host or
@@ -163,6 +179,7 @@ else
 		"bench configs alloc $areps nomod disabled on"
 	[ "$what" = alloc ] || tiering
 	[ "$what" = alloc ] || collateral
+	[ "$what" = alloc ] || scaling
 fi
 log "guest runs took $(( $(date +%s) - start ))s"
 

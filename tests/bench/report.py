@@ -24,6 +24,7 @@ import csv
 import json
 import math
 import os
+import re
 import statistics
 import sys
 
@@ -243,6 +244,36 @@ def pct(c):
     return f"{(c['mean'] - 1) * 100:+.1f}% ± {c['stdev'] * 100:.1f}"
 
 
+def by_source(summary):
+    """The IPI-sending flushes by where they came from, luf off and on: what
+    luf leaves, and what each source is of what it leaves."""
+    out = []
+    rows = []
+    for bench, cfgs in summary.items():
+        off, on = cfgs.get("patched/off"), cfgs.get("patched/on")
+        if not off or not on or "ipi_other" not in on:
+            continue
+        tot_off = sum(off.get(o, {"mean": 0})["mean"] for o in ORIGINS)
+        tot_on = sum(on.get(o, {"mean": 0})["mean"] for o in ORIGINS)
+        for o in ORIGINS:
+            a = off.get(o, {"mean": 0})["mean"]
+            b = on.get(o, {"mean": 0})["mean"]
+            chg = f"{(b - a) / a * 100:+.0f}%" if a else "-"
+            share = f"{b / tot_on * 100:.0f}%" if tot_on else "-"
+            rows.append(f"| {bench} | {o[4:]} | {a:.1f} | {b:.1f} | {chg} | {share} |")
+        chg = f"{(tot_on - tot_off) / tot_off * 100:+.0f}%" if tot_off else "-"
+        rows.append(f"| {bench} | all | {tot_off:.1f} | {tot_on:.1f} | {chg} | 100% |")
+    if rows:
+        out.append("")
+        out.append("IPI-sending flushes by source (means per run; share: of what "
+                   "is left with luf on):")
+        out.append("")
+        out.append("| benchmark | source | luf off | luf on | change | share with luf on |")
+        out.append("|---|---|---|---|---|---|")
+        out.extend(rows)
+    return out
+
+
 def tables(summary, comps):
     out = []
     out.append("| benchmark | config | n | throughput | TLB shootdown IPIs | "
@@ -263,8 +294,9 @@ def tables(summary, comps):
                "how idle the vCPUs were:")
     out.append("")
     out.append("| benchmark | config | " + " | ".join(o[4:] for o in ORIGINS) +
-               " | luf flushes | by age | on reuse | reserve | idle % |")
-    out.append("|---|---|" + "---|" * (len(ORIGINS) + 5))
+               " | luf flushes | by age | at tick | on reuse | reserve | "
+               "luf IPIs | CPUs spared | idle % |")
+    out.append("|---|---|" + "---|" * (len(ORIGINS) + 8))
     for bench, cfgs in summary.items():
         for cfg, m in cfgs.items():
             if cfg.startswith("vanilla") or bench == "alloc":
@@ -274,9 +306,13 @@ def tables(summary, comps):
                                   for o in ORIGINS) +
                        f" | {fmt(m.get('luf_flushes'))} | "
                        f"{fmt(m.get('luf_flush_age'))} | "
+                       f"{fmt(m.get('luf_flush_tick'))} | "
                        f"{fmt(m.get('luf_flush_alloc'))} | "
                        f"{fmt(m.get('luf_flush_reserve'))} | "
+                       f"{fmt(m.get('luf_ipis'))} | "
+                       f"{fmt(m.get('luf_ipis_avoided'))} | "
                        f"{fmt(m.get('idle_pct'))} |")
+    out.extend(by_source(summary))
     out.append("")
     out.append("Further metrics of each workload (mean ± stdev):")
     out.append("")
@@ -450,8 +486,10 @@ def demo_table(summary, comps, groups=None):
                               ("pages demoted", "pgdemote", 0),
                               ("pages promoted", "pgpromote", 0),
                               ("IPIs sent by luf", "luf_ipis", 0),
+                              ("CPUs luf spared an IPI", "luf_ipis_avoided", 0),
                               ("unmap flushes with IPIs", "unmap_flush_ipis", 0),
                               ("luf flushes by age", "luf_flush_age", 0),
+                              ("... of which at the tick", "luf_flush_tick", 0),
                               ("pages tagged by luf", "luf_tagged", 0),
                               ("refused: large folio", "luf_refused_large", 0),
                               ("% in large folios, start", "large_start", 1),
@@ -510,6 +548,83 @@ def plot(comps, path):
     return True
 
 
+SCALE = re.compile(r"^(.*)@(\d+)cpu$")
+
+
+def scaling_rows(summary):
+    """The scaling boots (bench.sh scale): per vCPU count, luf off and on."""
+    rows = []
+    for bench, cfgs in summary.items():
+        m = SCALE.match(bench)
+        off, on = cfgs.get("patched/off"), cfgs.get("patched/on")
+        if not m or not off or not on:
+            continue
+        rows.append((m.group(1), int(m.group(2)), off, on))
+    return sorted(rows, key=lambda r: (r[0], r[1]))
+
+
+def _m(s, key):
+    v = s.get(key)
+    return v["mean"] if v else None
+
+
+def scaling_table(summary):
+    rows = scaling_rows(summary)
+    if not rows:
+        return ""
+    out = ["", "Scaling (the same workload at each vCPU count, luf off and on "
+           "alternating in each boot; TCG runs the vCPUs in turn on one host "
+           "thread, so only the counts mean anything):", "",
+           "| benchmark | vCPUs | n | IPIs/page off | IPIs/page on | "
+           "avoided/page | luf IPIs/run | luf IPIs/page | CPUs spared/run |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for bench, n, off, on in rows:
+        a, b = _m(off, "tlb_ipis_per_page"), _m(on, "tlb_ipis_per_page")
+        mig = _m(on, "pgmigrate")
+        lufi = _m(on, "luf_ipis")
+        per = f"{lufi / mig:.4f}" if lufi is not None and mig else "-"
+        avoided = f"{a - b:.3f}" if a is not None and b is not None else "-"
+        out.append(f"| {bench} | {n} | {off.get('tlb_ipis', {}).get('n', 0)} | "
+                   f"{fmt(off.get('tlb_ipis_per_page'), 3)} | "
+                   f"{fmt(on.get('tlb_ipis_per_page'), 3)} | {avoided} | "
+                   f"{fmt(on.get('luf_ipis'))} | {per} | "
+                   f"{fmt(on.get('luf_ipis_avoided'))} |")
+    return "\n".join(out) + "\n"
+
+
+def plot_scaling(summary, path):
+    rows = scaling_rows(summary)
+    if not rows:
+        return False
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    for bench in sorted({r[0] for r in rows}):
+        pts = [r for r in rows if r[0] == bench]
+        xs = [r[1] for r in pts]
+        for cfg, idx, style in (("luf off", 2, "o-"), ("luf on", 3, "s-")):
+            ys = [_m(r[idx], "tlb_ipis_per_page") or 0 for r in pts]
+            es = [(r[idx].get("tlb_ipis_per_page") or {}).get("stdev", 0)
+                  for r in pts]
+            ax.errorbar(xs, ys, yerr=es, fmt=style, capsize=3,
+                        label=f"{bench}, {cfg}")
+        ys = [(_m(r[2], "tlb_ipis_per_page") or 0) -
+              (_m(r[3], "tlb_ipis_per_page") or 0) for r in pts]
+        ax.plot(xs, ys, "^--", label=f"{bench}, avoided by luf")
+    ax.set_xlabel("vCPUs")
+    ax.set_ylabel("TLB-shootdown IPIs per migrated page (mean ± stdev)")
+    ax.set_title("luf: IPIs per migrated page against vCPUs (TCG: counts only)",
+                 fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("files", nargs="+")
@@ -546,8 +661,10 @@ def main():
                     "hinting faults (change_prot_numa()), which luf does not "
                     "touch.\n\n")
             f.write(tables(summary, comps))
+            f.write(scaling_table(summary))
         if args.plot:
             plot(comps, os.path.join(args.out, "ratios.png"))
+            plot_scaling(summary, os.path.join(args.out, "scaling.png"))
     if args.table:
         print(demo_table(summary, comps, groups))
     return 0

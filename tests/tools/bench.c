@@ -312,6 +312,8 @@ void bench_read(struct bench_counters *c)
 	c->luf_flush_reserve = bench_kv(luf, "flush_reserve");
 	/* Pages luf refused for being large (tierbench: large_*). */
 	c->luf_refused_large = bench_kv(luf, "refused_large");
+	c->luf_ipis_avoided = bench_kv(luf, "ipis_avoided");
+	c->luf_flush_tick = bench_kv(luf, "flush_tick");
 	bench_cpu(c);
 	{
 		struct rusage ru;
@@ -337,7 +339,8 @@ void bench_print_deltas(const struct bench_counters *a,
 	D(local_flush_all); D(local_flush_one); D(pgmigrate); D(pgdemote);
 	D(pgpromote); D(pgscan); D(luf_ipis); D(luf_flushes); D(luf_tagged);
 	D(luf_flush_age); D(luf_flush_alloc); D(luf_flush_file_write);
-	D(luf_flush_reserve); D(luf_refused_large);
+	D(luf_flush_reserve); D(luf_refused_large); D(luf_ipis_avoided);
+	D(luf_flush_tick);
 	D(minflt); D(csw);
 #undef D
 	printf(" utime=%.3f stime=%.3f", b->utime - a->utime, b->stime - a->stime);

@@ -126,7 +126,8 @@ struct bench_counters {
 	long tlb_ipis, remote_flush, remote_flush_received, local_flush_all,
 	     local_flush_one, pgmigrate, pgdemote, pgpromote, pgscan, luf_ipis,
 	     luf_flushes, luf_tagged, luf_flush_age, luf_flush_alloc,
-	     luf_flush_file_write, luf_flush_reserve, luf_refused_large;
+	     luf_flush_file_write, luf_flush_reserve, luf_refused_large,
+	     luf_ipis_avoided, luf_flush_tick;
 	/* this process (all threads): faults, context switches, CPU time */
 	long minflt, csw;
 	double utime, stime;

@@ -70,13 +70,14 @@ const char *const lufctl_stat_names[] = {
 	"flush_alloc", "flush_write", "flush_file_write", "flush_truncate",
 	"flush_put", "flush_parked", "flush_mprotect", "flush_changed",
 	"flush_reserve", "flush_age", "flush_limit", "flush_disable",
-	"flush_mm", "flushes", "ipis", "flush_noop",
+	"flush_mm", "flushes", "ipis", "flush_noop", "ipis_avoided",
+	"flush_tick",
 };
 
 static_assert(ARRAY_SIZE(lufctl_stat_names) == NR_STATS,
 	      "lufctl_stat_names[] must name every counter attribute");
-static_assert(LUF_A_STATS_FLUSH_NOOP + 1 == LUF_A_STATS_PAD,
-	      "a counter was added after flush_noop");
+static_assert(LUF_A_STATS_FLUSH_TICK + 1 == LUF_A_STATS_PAD,
+	      "a counter was added after flush_tick");
 
 /* What each counter counts, for the HELP lines of the Prometheus export. */
 const char *const lufctl_stat_help[] = {
@@ -105,6 +106,8 @@ const char *const lufctl_stat_help[] = {
 	"Flushes of the deferred batch.",
 	"Flush IPIs luf sent (to CPUs other than the flushing one).",
 	"Flush requests that found nothing to do.",
+	"CPUs a flush did not interrupt: idle, or flushed since the deferral.",
+	"Age flushes that let the CPUs flush at their tick before any IPI.",
 };
 
 static_assert(ARRAY_SIZE(lufctl_stat_help) == NR_STATS,
