@@ -15,14 +15,15 @@
  * its CPUs apart (luf_batch.ticking) and asks the CPUs to flush at their
  * next scheduler tick; LUF_TICK_WAIT jiffies later, at the deadline, it
  * flushes what is left by IPI.  A generation waiting for the ticks counts
- * as the one being flushed: any request for it flushes it at once.
+ * as the one being flushed: any request for it flushes it at once.  A tag
+ * in a free page is one of the two, or done, or something that was never a
+ * tag (see luf.h in the core); the core's fast check never mistakes an
+ * outstanding tag for a flushed one.
  *
  * Not every CPU of a batch gets the IPI: every deferral publishes a new
  * epoch (luf_gens.epoch) after its PTEs were cleared, and the core drops
  * from the batch the CPUs that have flushed, or switched mm, since the
- * generation's newest deferral, and lazy ones (luf_batch_trim()).  A tag in a free page is one of those, or done, or something
- * that was never a tag (see luf.h in the core); the core's fast check never
- * mistakes an outstanding tag for a flushed one.
+ * generation's newest deferral, and lazy ones (luf_batch_trim()).
  */
 
 #include <linux/cpumask.h>
