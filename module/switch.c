@@ -124,8 +124,10 @@ void luf_switch_exit(void)
 {
 	luf_switch_set(false);
 	unregister_pm_notifier(&luf_pm_nb);
+#ifdef LUF_DEBUG
 	/* Debug bits of a debug build must not outlive it. */
 	WRITE_ONCE(luf_core.gens->debug, 0);
+#endif
 }
 
 /* What the operator asked for; the core's luf_enabled() is the hooks' key. */

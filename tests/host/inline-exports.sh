@@ -19,8 +19,9 @@ probe=$here/inline-probe/probe.c
 
 missing=
 # Inline functions named luf_* in the public headers, in their CONFIG_LUF
-# branches (the stubs of the other branch are not what modules inline).
-for f in $(awk '/^#ifdef CONFIG_LUF/ { on = 1; next }
+# branches (the stubs of the other branch are not what modules inline; the
+# CONFIG_LUF_DEBUG helpers serve the core's fault injection alone).
+for f in $(awk '/^#ifdef CONFIG_LUF$/ { on = 1; next }
 		/^#else|^#endif/ { on = 0 }
 		on && match($0, /^static inline [a-z_ ]*[ *]luf_[a-z_]+\(/) {
 			name = substr($0, RSTART, RLENGTH - 1); sub(/.*[ *]/, "", name); print name

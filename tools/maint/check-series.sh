@@ -1,15 +1,19 @@
 #!/bin/bash
-# core-hooks.patch is a git format-patch series.  Check that it is one a
-# maintainer can take:
+# core-hooks.patch is a git format-patch series with a cover letter.  Check
+# that it is one a maintainer can take:
 #
-#   tools/maint/check-series.sh --apply   each patch is checkpatch-clean,
+#   tools/maint/check-series.sh --apply   the cover letter is there and
+#                                         complete, each patch is
+#                                         checkpatch-clean,
 #                                         and `git am` and `patch -p1` both
 #                                         apply the series to the pinned
 #                                         source, with the same result
 #                                         (seconds; make check)
 #   tools/maint/check-series.sh           the same, then the tree builds
 #                                         after each patch (the test
-#                                         kernel's config, CONFIG_LUF=y),
+#                                         kernel's config, CONFIG_LUF=y;
+#                                         the one before the last is the
+#                                         series without its debug patch),
 #                                         and after the last one with
 #                                         CONFIG_LUF=n too (make
 #                                         check-series)
@@ -44,15 +48,44 @@ van=$("$top/tests/kernel/build.sh" vanilla source) ||
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# One file per patch, in order.
+# One file per mail, in order: the cover letter, then the patches.
 mkdir -p "$work/split"
 git mailsplit -o"$work/split" "$series" >/dev/null || { fail "series-split: git mailsplit failed"; exit 1; }
-patches=("$work"/split/*)
+mails=("$work"/split/*)
+coverl=${mails[0]}
+if grep -q '^Subject: \[PATCH 0*/' "$coverl"; then
+	patches=("${mails[@]:1}")
+else
+	patches=("${mails[@]}")
+fi
 n=${#patches[@]}
 subjects=()
 for p in "${patches[@]}"; do
 	subjects+=("$(git mailinfo "$work/msg" "$work/patch" <"$p" | sed -n 's/^Subject: //p')")
 done
+
+# The cover letter: [PATCH 00/N] with N the number of patches, no diff, the
+# sections a reviewer reads first, and git's shortlog and diffstat.
+csubj=$(sed -n 's/^Subject: //p' "$coverl" | head -n 1)
+missing=
+for sec in Design Invariants Measurements "Cost when absent" "Known limits" "Prior art"; do
+	grep -qx -- "$sec" "$coverl" || missing="$missing, '$sec'"
+done
+if [[ ! $csubj =~ ^\[PATCH\ 0+/([0-9]+)\]\ .+ ]]; then
+	fail "series-cover: the first mail is not a cover letter ([PATCH 00/N]): $csubj"
+elif [ "$((10#${BASH_REMATCH[1]}))" -ne "$n" ]; then
+	fail "series-cover: the cover letter announces ${BASH_REMATCH[1]} patches, the series has $n"
+elif grep -q '^diff --git' "$coverl"; then
+	fail "series-cover: the cover letter carries a diff"
+elif grep -q '\*\*\* \(SUBJECT\|BLURB\) HERE \*\*\*' "$coverl"; then
+	fail "series-cover: the cover letter still has git's placeholders"
+elif [ -n "$missing" ]; then
+	fail "series-cover: no section${missing#,} in the cover letter"
+elif ! grep -q ' files\? changed, ' "$coverl"; then
+	fail "series-cover: no diffstat in the cover letter"
+else
+	pass "series-cover ($csubj)"
+fi
 
 # checkpatch, one patch at a time (it reads a patch from stdin).
 bad=
@@ -68,6 +101,43 @@ else
 	fail "series-checkpatch: patch(es)$bad"
 fi
 
+# The fault injection is the last patch alone, behind CONFIG_LUF_DEBUG: the
+# series without it is the one production kernels carry.
+leak=
+for i in "${!patches[@]}"; do
+	[ $((i + 1)) -eq "$n" ] && break
+	grep -qE '^\+.*(LUF_DEBUG|luf_debug)' "${patches[$i]}" && leak="$leak $((i + 1))"
+done
+if [ -n "$leak" ]; then
+	fail "series-debug-apart: patch(es)$leak add fault injection (LUF_DEBUG_*, luf_debug()) before the last patch"
+elif ! grep -q '^+config LUF_DEBUG$' "${patches[$((n - 1))]}"; then
+	fail "series-debug-apart: the last patch does not add CONFIG_LUF_DEBUG"
+else
+	pass "series-debug-apart (fault injection only in patch $n, CONFIG_LUF_DEBUG)"
+fi
+
+# What the series exports, and why; a new export needs a reason here.
+#   luf_active, luf_gathering, luf_gens: read by the inline hooks that
+#     modules compile in (file_end_write(), kiocb_end_write(),
+#     luf_contents_changed()); luf_gens is also where the module publishes
+#     generations for the core's fast paths
+#   luf_register, luf_unregister, luf_flush_batch, luf_flush_mm_batched,
+#     luf_batch_trim, mm_kobj: the module's (tests/host/module-layers.sh)
+#   luf_space_change: the slow path of luf_contents_changed()
+#   luf_check_install, luf_check_wrprotect, luf_check_seen,
+#     luf_check_file: the checker's hooks in inline functions of pgtable.h
+#     and fs.h (tests/host/inline-exports.sh)
+want="luf_active luf_batch_trim luf_check_file luf_check_install luf_check_seen
+luf_check_wrprotect luf_flush_batch luf_flush_mm_batched luf_gathering luf_gens
+luf_register luf_space_change luf_unregister mm_kobj"
+have=$(sed -n 's/^+EXPORT_SYMBOL[A-Z_]*(\([a-z_]*\));$/\1/p' "${patches[@]}" | sort)
+want=$(echo $want | tr ' ' '\n' | sort)
+if [ "$have" != "$want" ]; then
+	fail "series-exports: exported$(comm -23 <(echo "$have") <(echo "$want") | sed 's/^/ +/' | tr -d '\n')$(comm -13 <(echo "$have") <(echo "$want") | sed 's/^/ -/' | tr -d '\n') against the list in check-series.sh"
+else
+	pass "series-exports ($(echo "$have" | wc -l) symbols, each with its reason)"
+fi
+
 # git am and patch -p1 on copies of the files the series touches.
 sed -n 's#^+++ b/\([^\t ]*\).*#\1#p; s#^--- a/\([^\t ]*\).*#\1#p' "$series" | sort -u >"$work/files"
 for d in am p1; do
@@ -81,7 +151,7 @@ for d in am p1; do
 done
 gitc=(git -c user.name=check -c user.email=check@localhost -c commit.gpgsign=false)
 if ! (cd "$work/am" && "${gitc[@]}" init -q && "${gitc[@]}" add -A &&
-	"${gitc[@]}" commit -q -m base && "${gitc[@]}" am -q "$series") >"$work/am.log" 2>&1; then
+	"${gitc[@]}" commit -q -m base && "${gitc[@]}" am -q --empty=drop "$series") >"$work/am.log" 2>&1; then
 	fail "series-apply: git am failed"
 	sed 's/^/    /' "$work/am.log" | head -n 20
 elif ! (cd "$work/p1" && patch -p1 -s --no-backup-if-mismatch -r - <"$series") >"$work/p1.log" 2>&1; then
@@ -93,7 +163,7 @@ elif ! diff -r -x .git "$work/am" "$work/p1" >"$work/diff.log"; then
 elif [ "$(cd "$work/am" && git rev-list --count HEAD)" -ne $((n + 1)) ]; then
 	fail "series-apply: git am made $(($(cd "$work/am" && git rev-list --count HEAD) - 1)) commits of $n patches"
 else
-	pass "series-apply (git am: $n commits; patch -p1: the same tree)"
+	pass "series-apply (git am: $n commits, the cover letter skipped; patch -p1: the same tree)"
 fi
 if [ -n "$apply_only" ] || [ "$fails" -gt 0 ]; then
 	[ "$fails" -eq 0 ]
@@ -157,11 +227,18 @@ for i in "${!patches[@]}"; do
 		sed 's/^/    /' "$work/p.log" | head
 		exit 1
 	fi
+	# The whole test config each time: olddefconfig drops an option the
+	# tree does not have yet (CONFIG_LUF_CHECK before its patch), and
+	# the patch that adds it must build with it on.
+	cp "$cfg" "$obj/.config"
 	if secs=$(build "$k"); then
-		if grep -qx CONFIG_LUF=y "$obj/.config"; then
-			pass "series-build-$k ($secs s: ${subjects[$i]})"
-		else
+		if ! grep -qx CONFIG_LUF=y "$obj/.config"; then
 			fail "series-build-$k: CONFIG_LUF=y did not survive olddefconfig"
+		elif [ "$k" -eq "$n" ] && ! { grep -qx CONFIG_LUF_CHECK=y "$obj/.config" &&
+			grep -qx CONFIG_LUF_DEBUG=y "$obj/.config"; }; then
+			fail "series-build-$k: CONFIG_LUF_CHECK and CONFIG_LUF_DEBUG are not both on after the last patch"
+		else
+			pass "series-build-$k ($secs s: ${subjects[$i]})"
 		fi
 	else
 		fail "series-build-$k: ${subjects[$i]}"

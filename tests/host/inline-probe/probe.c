@@ -20,10 +20,8 @@ void luf_probe(struct file *file, struct kiocb *iocb, struct mm_struct *mm,
 	       unsigned long tag)
 {
 	if (luf_enabled() && luf_busy() && luf_tag_pending(tag) &&
-	    luf_tag_after(tag, luf_flushed()))
-		luf_check_tag(luf_tag_merge(tag, tag + 1, luf_flushed()),
-			      LUF_FLUSH_ALLOC);
-	luf_flush_all(LUF_FLUSH_ALLOC);
+	    luf_tag_after(luf_tag_merge(tag, tag + 1, luf_flushed()), tag))
+		luf_contents_changed(NULL, LUF_FLUSH_ALLOC);
 	luf_contents_changed(file->f_mapping, LUF_FLUSH_FILE_WRITE);
 	if (luf_space_of(file->f_mapping) == LUF_SPACE_ANY)
 		luf_contents_changed(NULL, LUF_FLUSH_TRUNCATE);
