@@ -123,7 +123,7 @@ trap 'rm -rf "$cfgdir"' EXIT
 cat "${fragments[@]}" > "$cfgdir/fragment"
 "${mk[@]}" -s O="$cfgdir" KCONFIG_ALLCONFIG="$cfgdir/fragment" allnoconfig >/dev/null
 # Every fragment line must survive dependency resolution (CONFIG_LUF and
-# CONFIG_LUF_CHECK only exist in the patched tree).
+# CONFIG_LUF_CHECK and CONFIG_LUF_DEBUG only exist in the patched tree).
 bad=0
 while IFS= read -r line; do
 	case $line in
@@ -131,7 +131,7 @@ while IFS= read -r line; do
 	"# CONFIG_"*" is not set") sym=${line#\# }; sym=${sym%% *}; want_line=$line ;;
 	*) continue ;;
 	esac
-	[ "$flavor" = vanilla ] && case $sym in CONFIG_LUF|CONFIG_LUF_CHECK) continue ;; esac
+	[ "$flavor" = vanilla ] && case $sym in CONFIG_LUF|CONFIG_LUF_CHECK|CONFIG_LUF_DEBUG) continue ;; esac
 	if ! grep -qxF -- "$want_line" "$cfgdir/.config"; then
 		if [[ $want_line == "# "* ]] && ! grep -q "^$sym=" "$cfgdir/.config"; then
 			continue	# absent counts as not set
