@@ -219,14 +219,22 @@ cp "$cfg" "$obj/.config"
 export CCACHE_DIR=${LUF_CACHE:-$HOME/.cache/luf}/ccache CCACHE_NOHASHDIR=true CCACHE_COMPILERCHECK=content
 export KBUILD_BUILD_USER=luf KBUILD_BUILD_HOST=luf
 mk=(make -C "$src" O="$obj" -j"$jobs" CC="ccache gcc" HOSTCC="ccache gcc")
-# The objects of the .c files that patches 1..$1 touch.
+# The objects of the .c files that patches 1..$1 touch, less those the
+# config leaves out: an object named on make's command line is built
+# whatever its obj-$(CONFIG_...) line says (luf_check.o with
+# CONFIG_LUF=n).
 touched_objs() {
-	local f
+	local f o sym
 	sed -n 's#^+++ b/\([^\t ]*\.c\).*#\1#p' "${patches[@]:0:$1}" | sort -u |
 	while read -r f; do
-		if [ -f "$src/$f" ]; then
-			echo "${f%.c}.o"
+		[ -f "$src/$f" ] || continue
+		o=$(basename "${f%.c}.o")
+		sym=$(sed -n "s/^obj-\$(\(CONFIG_[A-Z0-9_]*\))[ \t]*+=.*\<${o//./\\.}\>.*/\1/p" \
+			"$src/$(dirname "$f")/Makefile" 2>/dev/null | head -n 1)
+		if [ -n "$sym" ] && ! grep -qE "^$sym=(y|m)$" "$obj/.config"; then
+			continue
 		fi
+		echo "${f%.c}.o"
 	done
 }
 build() {	# $1: the patch number, or "off"
