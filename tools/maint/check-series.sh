@@ -239,12 +239,13 @@ touched_objs() {
 }
 build() {	# $1: the patch number, or "off"
 	local t0=$(date +%s) upto=$n targets=(all)
+	"${mk[@]}" -s olddefconfig >"$work/build.log" 2>&1 || return 1
 	if [ -n "$quick" ]; then
+		# After olddefconfig: it drops what CONFIG_LUF=n disables.
 		[ "$1" != off ] && upto=$1
 		mapfile -t targets < <(touched_objs "$upto")
 	fi
-	if ! "${mk[@]}" -s olddefconfig >"$work/build.log" 2>&1 ||
-	   ! "${mk[@]}" -s "${targets[@]}" >>"$work/build.log" 2>&1; then
+	if ! "${mk[@]}" -s "${targets[@]}" >>"$work/build.log" 2>&1; then
 		return 1
 	fi
 	echo $(( $(date +%s) - t0 ))
