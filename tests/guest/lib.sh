@@ -219,6 +219,13 @@ luf_expect_stale() {
 	luf_undo_push '{ [ ! -e /sys/kernel/debug/luf/debug_skip ] || luf_debug_off; }
 		luf_check_found'
 }
+# luf_check_seen: true once the checker found a stale entry since
+# luf_expect_stale, or when the test does not ask it to (no
+# luf_check_must_catch).
+luf_check_seen() {
+	[ -n "${LUF_CHECK_MUST:-}" ] || return 0
+	[ "$(( $(luf_check_stat expected) - LUF_EXPECTED0 ))" -gt 0 ]
+}
 luf_check_found() {
 	local n=$(( $(luf_check_stat expected) - LUF_EXPECTED0 ))
 	echo 0 > $LUF_CHECK/expect
