@@ -162,7 +162,7 @@ if [ -n "$single" ]; then
 	suite=${LUF_SUITE:-patched}
 	k=$kp
 	[ "$suite" = vanilla ] && k=$kv
-	tmo=3000
+	tmo=4500
 	# make soak: its minutes, and the set-up and the summary after them.
 	[ "$suite" = soak ] && tmo=$(( ${LUF_SOAK_MIN:-120} * 60 + 1800 ))
 	step "guest: the $suite suite${only:+, only $only}"
@@ -190,7 +190,7 @@ step "guests: patched kernel | vanilla kernel, init_on_free=1, harness self-test
 	fi
 ) &
 others=$!
-( export "${disks[@]}"; run_vm patched "$kp" 3000 )
+( export "${disks[@]}"; run_vm patched "$kp" 4500 )
 rc_patched=$?
 wait $others
 echo "   guests done"
