@@ -11,6 +11,7 @@
  * (GENL_ADMIN_PERM checks the initial user namespace).
  */
 
+#include <linux/bug.h>
 #include <linux/rcupdate.h>
 #include <linux/workqueue.h>
 #include <net/genetlink.h>
@@ -39,10 +40,33 @@ static_assert(LUF_A_STATS_FLUSH_RESERVE - LUF_A_STATS_OFFERED ==
 static_assert(LUF_A_STATS_FLUSH_AGE - LUF_A_STATS_OFFERED ==
 	      LUF_STAT_FLUSH + LUF_FLUSH_AGE);
 static_assert(LUF_A_STATS_FLUSH_MM - LUF_A_STATS_OFFERED == LUF_STAT_FLUSH_MM);
-/* The knobs in the order of the status attributes. */
-static_assert(LUF_A_STATUS_STATS_INTERVAL_MS - LUF_A_STATUS_ENABLED + 1 ==
-	      NR_LUF_KNOBS);
-static_assert(LUF_A_STATUS_RESERVE - LUF_A_STATUS_ENABLED == LUF_KNOB_RESERVE);
+
+/*
+ * The knobs' status attributes.  Attribute numbers are ABI and never
+ * change: a knob added later takes the next free number, after the state's
+ * attributes, so knobs and attributes need not be in the same order.
+ * luf_nl_init() refuses a knob left out here.
+ */
+static const u16 luf_nl_knob_attr[NR_LUF_KNOBS] = {
+	[LUF_KNOB_ENABLED]		= LUF_A_STATUS_ENABLED,
+	[LUF_KNOB_MAX_DEFER_MS]		= LUF_A_STATUS_MAX_DEFER_MS,
+	[LUF_KNOB_MAX_PAGES]		= LUF_A_STATUS_MAX_PAGES,
+	[LUF_KNOB_MIGRATION]		= LUF_A_STATUS_MIGRATION,
+	[LUF_KNOB_RECLAIM]		= LUF_A_STATUS_RECLAIM,
+	[LUF_KNOB_RESERVE]		= LUF_A_STATUS_RESERVE,
+	[LUF_KNOB_STATS_INTERVAL_MS]	= LUF_A_STATUS_STATS_INTERVAL_MS,
+};
+
+/* The knob whose attribute is @type, or -1. */
+static int luf_nl_knob_id(int type)
+{
+	int id;
+
+	for (id = 0; id < NR_LUF_KNOBS; id++)
+		if (luf_nl_knob_attr[id] == type)
+			return id;
+	return -1;
+}
 
 static int luf_nl_put_stats(struct sk_buff *skb)
 {
@@ -64,7 +88,7 @@ static int luf_nl_put_status(struct sk_buff *skb)
 	luf_knobs_get(knob);
 	luf_defer_get_state(&st, NULL);
 	for (i = 0; i < NR_LUF_KNOBS; i++)
-		if (nla_put_u32(skb, LUF_A_STATUS_ENABLED + i, knob[i]))
+		if (nla_put_u32(skb, luf_nl_knob_attr[i], knob[i]))
 			return -EMSGSIZE;
 	if (nla_put_u32(skb, LUF_A_STATUS_ABI_VERSION, LUF_ABI_VERSION) ||
 	    nla_put_u32(skb, LUF_A_STATUS_HOOKS,
@@ -129,8 +153,8 @@ int luf_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 
 	nla_for_each_attr(a, genlmsg_data(info->genlhdr),
 			  genlmsg_len(info->genlhdr), rem) {
-		id = nla_type(a) - LUF_A_STATUS_ENABLED;
-		if (id < 0 || id >= NR_LUF_KNOBS) {
+		id = luf_nl_knob_id(nla_type(a));
+		if (id < 0) {
 			/* Unreachable past the policy; refused all the same. */
 			NL_SET_ERR_MSG_ATTR(info->extack, a, "not a knob");
 			return -EINVAL;
@@ -365,6 +389,9 @@ int luf_nl_init(void)
 {
 	int err, i;
 
+	for (i = 0; i < NR_LUF_KNOBS; i++)
+		if (WARN_ON(!luf_nl_knob_attr[i]))
+			return -EINVAL;
 	for (i = 0; i < ARRAY_SIZE(luf_nl_forced); i++)
 		luf_nl_forced_seen[i] = luf_stat_read(luf_nl_forced[i].stat);
 	/* Before the family: a set may come as soon as it is registered. */
