@@ -50,15 +50,41 @@ int lufctl_print_pairs(const char *what, const char *const *names,
 	return ret;
 }
 
+static bool is_knob(unsigned int attr)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_KNOBS; i++)
+		if (lufctl_knobs[i].attr == (int)attr)
+			return true;
+	return false;
+}
+
+/*
+ * The knobs first, in the order of KEYS, then the state in the order of
+ * the attributes: a knob added later is numbered after the state.
+ */
 int lufctl_print_status(const struct status *st, bool json)
 {
 	const char *names[STATUS_LAST];
-	unsigned int a;
+	uint64_t v[STATUS_LAST];
+	bool have[STATUS_LAST];
+	unsigned int a, i, n = 0;
 
-	for (a = STATUS_FIRST; a <= STATUS_LAST; a++)
-		names[a - STATUS_FIRST] = lufctl_status_fields[a].name;
-	return lufctl_print_pairs("status", names, st->v + STATUS_FIRST,
-				  st->have + STATUS_FIRST, STATUS_LAST, json);
+	for (i = 0; i < NR_KNOBS; i++) {
+		a = (unsigned int)lufctl_knobs[i].attr;
+		names[n] = lufctl_status_fields[a].name;
+		v[n] = st->v[a];
+		have[n++] = st->have[a];
+	}
+	for (a = STATUS_FIRST; a <= STATUS_LAST; a++) {
+		if (is_knob(a))
+			continue;
+		names[n] = lufctl_status_fields[a].name;
+		v[n] = st->v[a];
+		have[n++] = st->have[a];
+	}
+	return lufctl_print_pairs("status", names, v, have, n, json);
 }
 
 static int cmd_status(struct opts *o, int argc, char **argv)
