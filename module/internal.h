@@ -42,6 +42,11 @@
 #include <linux/types.h>
 #include <uapi/linux/luf_netlink.h>
 
+#ifndef LUF_SRC_NUMA_DEFINED_BY_CORE
+/* TEMPORARY until the core patch lands */
+#define LUF_SRC_NUMA 2
+#endif
+
 struct cpumask;
 struct dentry;
 struct mm_struct;
@@ -71,6 +76,7 @@ enum luf_knob_id {
 	LUF_KNOB_MAX_PAGES,
 	LUF_KNOB_MIGRATION,
 	LUF_KNOB_RECLAIM,
+	LUF_KNOB_NUMA,
 	LUF_KNOB_RESERVE,
 	LUF_KNOB_STATS_INTERVAL_MS,
 	NR_LUF_KNOBS,

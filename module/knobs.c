@@ -47,8 +47,9 @@ static unsigned int luf_knob_get_source(unsigned int src)
 }
 
 /*
- * A read-modify-write of the sources: two concurrent writers (migration and
- * reclaim) are serialised by luf_knob_lock, so neither undoes the other.
+ * A read-modify-write of the sources: concurrent writers of different
+ * sources (migration, reclaim, numa) are serialised by luf_knob_lock, so
+ * none undoes another.
  */
 static int luf_knob_set_source(unsigned int src, unsigned int val)
 {
@@ -78,6 +79,16 @@ static int luf_knob_set_reclaim(unsigned int val)
 	return luf_knob_set_source(LUF_SRC_RECLAIM, val);
 }
 
+static unsigned int luf_knob_get_numa(void)
+{
+	return luf_knob_get_source(LUF_SRC_NUMA);
+}
+
+static int luf_knob_set_numa(unsigned int val)
+{
+	return luf_knob_set_source(LUF_SRC_NUMA, val);
+}
+
 static int luf_knob_set_reserve(unsigned int val)
 {
 	luf_defer_set_reserve(val);
@@ -104,6 +115,10 @@ static const struct luf_knob luf_knob_reclaim = {
 	"reclaim", 0, 1, luf_knob_get_reclaim, luf_knob_set_reclaim,
 };
 
+static const struct luf_knob luf_knob_numa = {
+	"numa", 0, 1, luf_knob_get_numa, luf_knob_set_numa,
+};
+
 static const struct luf_knob luf_knob_reserve = {
 	"reserve", 0, 1000, luf_defer_reserve, luf_knob_set_reserve,
 };
@@ -120,6 +135,7 @@ static const struct luf_knob *luf_knobs[NR_LUF_KNOBS] = {
 	[LUF_KNOB_MAX_PAGES]		= &luf_knob_max_pages,
 	[LUF_KNOB_MIGRATION]		= &luf_knob_migration,
 	[LUF_KNOB_RECLAIM]		= &luf_knob_reclaim,
+	[LUF_KNOB_NUMA]			= &luf_knob_numa,
 	[LUF_KNOB_RESERVE]		= &luf_knob_reserve,
 	/* LUF_KNOB_STATS_INTERVAL_MS: netlink's, registered. */
 };

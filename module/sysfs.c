@@ -56,6 +56,7 @@ LUF_KNOB_ATTR(max_defer_ms, LUF_KNOB_MAX_DEFER_MS);
 LUF_KNOB_ATTR(max_pages, LUF_KNOB_MAX_PAGES);
 LUF_KNOB_ATTR(migration, LUF_KNOB_MIGRATION);
 LUF_KNOB_ATTR(reclaim, LUF_KNOB_RECLAIM);
+LUF_KNOB_ATTR(numa, LUF_KNOB_NUMA);
 LUF_KNOB_ATTR(reserve, LUF_KNOB_RESERVE);
 LUF_KNOB_ATTR(stats_interval_ms, LUF_KNOB_STATS_INTERVAL_MS);
 
@@ -65,6 +66,7 @@ static struct luf_knob_attr *luf_knob_attrs[NR_LUF_KNOBS] = {
 	&luf_attr_max_pages,
 	&luf_attr_migration,
 	&luf_attr_reclaim,
+	&luf_attr_numa,
 	&luf_attr_reserve,
 	&luf_attr_stats_interval_ms,
 };

@@ -11,7 +11,7 @@
 #include <uapi/linux/luf_netlink.h>
 
 /* LUF_CMD_SET - do */
-static const struct nla_policy luf_set_nl_policy[LUF_A_STATUS_STATS_INTERVAL_MS + 1] = {
+static const struct nla_policy luf_set_nl_policy[LUF_A_STATUS_NUMA + 1] = {
 	[LUF_A_STATUS_ENABLED] = { .type = NLA_U32, },
 	[LUF_A_STATUS_MAX_DEFER_MS] = { .type = NLA_U32, },
 	[LUF_A_STATUS_MAX_PAGES] = { .type = NLA_U32, },
@@ -19,6 +19,7 @@ static const struct nla_policy luf_set_nl_policy[LUF_A_STATUS_STATS_INTERVAL_MS 
 	[LUF_A_STATUS_RECLAIM] = { .type = NLA_U32, },
 	[LUF_A_STATUS_RESERVE] = { .type = NLA_U32, },
 	[LUF_A_STATUS_STATS_INTERVAL_MS] = { .type = NLA_U32, },
+	[LUF_A_STATUS_NUMA] = { .type = NLA_U32, },
 };
 
 /* Ops table for luf */
@@ -37,7 +38,7 @@ static const struct genl_split_ops luf_nl_ops[] = {
 		.cmd		= LUF_CMD_SET,
 		.doit		= luf_nl_set_doit,
 		.policy		= luf_set_nl_policy,
-		.maxattr	= LUF_A_STATUS_STATS_INTERVAL_MS,
+		.maxattr	= LUF_A_STATUS_NUMA,
 		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
 	},
 };

@@ -115,7 +115,7 @@ elif ! grep -qx /etc/luf/luf.conf "$ctrl/conffiles" 2>/dev/null; then
 	echo "FAIL deb-tools-units: /etc/luf/luf.conf is not a conffile ($(cat "$ctrl/conffiles" 2>/dev/null))"
 elif [ -n "$("$x/tools/usr/bin/lufctl" apply --dry-run --file "$x/tools/etc/luf/luf.conf" 2>&1)" ]; then
 	echo "FAIL deb-tools-units: the shipped luf.conf sets something, or is refused"
-elif [ "$defaults" != "enabled max_defer_ms max_pages migration reclaim reserve stats_interval_ms " ]; then
+elif [ "$defaults" != "enabled max_defer_ms max_pages migration reclaim numa reserve stats_interval_ms " ]; then
 	echo "FAIL deb-tools-units: luf.conf's commented defaults, uncommented, give '$defaults'"
 elif ! dpkg-deb -f "$tools_deb" Depends | grep -q '\bkmod\b'; then
 	echo "FAIL deb-tools-units: luf-tools does not depend on kmod (modprobe)"

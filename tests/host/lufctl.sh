@@ -67,7 +67,7 @@ if [ "$rc" -ne 0 ]; then
 else
 	missing=
 	for w in status stats set apply watch ab help \
-		enabled max_defer_ms max_pages migration reclaim reserve \
+		enabled max_defer_ms max_pages migration reclaim numa reserve \
 		stats_interval_ms --no-check --json --interval --count \
 		--rounds --settle --format --file --dry-run prometheus \
 		/etc/luf/luf.conf luf.service luf-metrics.timer; do
@@ -117,6 +117,7 @@ expect set-negative 2 "reserve.*'-1'" set reserve=-1
 expect set-overflow 2 "max_pages.*'4294967296'" set max_pages=4294967296
 expect set-out-of-range 2 'reserve=1001 .*0\.\.1000' set reserve=1001
 expect set-below-range 2 'stats_interval_ms=99 .*100\.\.60000' set stats_interval_ms=99
+expect set-numa-range 2 'numa=2 .*0\.\.1' set numa=2
 expect set-duplicate 2 'enabled.*more than once' set enabled=1 enabled=0
 # A bad pair anywhere refuses the whole request before anything is sent.
 expect set-all-or-nothing 2 'reserve=1001' set enabled=1 reserve=1001
@@ -161,7 +162,7 @@ expect apply-nul 2 "$tmp/nul.conf:2: the line holds a NUL byte" apply --file "$t
 expect apply-missing-file 1 "apply: cannot read $tmp/none.conf: No such file" apply --file "$tmp/none.conf"
 # Every bad line is named, then one line says that nothing was applied.
 run apply --file "$tmp/many.conf"
-want="many.conf:1: unknown key 'foo' (keys: enabled, max_defer_ms, max_pages, migration, reclaim, reserve, stats_interval_ms)
+want="many.conf:1: unknown key 'foo' (keys: enabled, max_defer_ms, max_pages, migration, reclaim, numa, reserve, stats_interval_ms)
 many.conf:2: reserve=5000 is out of range: reserve takes 0..1000
 many.conf:3: reserve=6000 is out of range: reserve takes 0..1000
 many.conf:4: '=1' is not KEY=VALUE
@@ -243,16 +244,20 @@ got=$(bash -c '
 	COMPREPLY=()
 	_lufctl
 	printf "%s " "${COMPREPLY[@]}"
+	COMP_WORDS=(lufctl set numa =)
+	COMPREPLY=()
+	_lufctl
+	printf "%s " "${COMPREPLY[@]}"
 	COMP_WORDS=(lufctl set max_d)
 	COMP_CWORD=2
 	COMPREPLY=()
 	_lufctl
 	printf "%s " "${COMPREPLY[@]}"
 ' _ "$completion" 2>&1)
-if [ "$got" = "0 1 max_defer_ms= " ]; then
+if [ "$got" = "0 1 0 1 max_defer_ms= " ]; then
 	pass completion-set
 else
-	fail completion-set "set completions are '$got', not '0 1 max_defer_ms= '"
+	fail completion-set "set completions are '$got', not '0 1 0 1 max_defer_ms= '"
 fi
 got=$(bash -c '
 	source "$1" || exit 1

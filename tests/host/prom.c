@@ -20,6 +20,7 @@ int main(int argc, char **argv)
 		[LUF_A_STATUS_PENDING_CPUS] = 3,
 		[LUF_A_STATUS_PENDING_PAGES] = 12,
 		[LUF_A_STATUS_OLDEST_PENDING_MS] = 20,
+		[LUF_A_STATUS_NUMA] = 1,
 	};
 	struct status st = { .got = true };
 	struct stats s = { .got = true };

@@ -67,7 +67,8 @@ for n in $(sed -n '/^const char \*const lufctl_stat_names\[\] = {/,/^};/p' \
 done
 [ $i -eq 27 ] || bad="$bad counters:$i"
 for l in 'luf_loaded 1' 'luf_enabled 1' 'luf_max_defer_seconds 1.5' 'luf_max_pages 65536' \
-	'luf_migration_enabled 1' 'luf_reclaim_enabled 0' 'luf_reserve_ratio 2.5' \
+	'luf_migration_enabled 1' 'luf_reclaim_enabled 0' 'luf_numa_enabled 1' \
+	'luf_reserve_ratio 2.5' \
 	'luf_stats_interval_seconds 1' 'luf_pending_pages 12' 'luf_pending_cpus 3' \
 	'luf_oldest_pending_seconds 0.02' 'luf_host_tlb_shootdowns_total 500' \
 	'luf_host_pgmigrate_success_total 505' 'luf_host_pgdemote_total 506' \
@@ -76,7 +77,7 @@ for l in 'luf_loaded 1' 'luf_enabled 1' 'luf_max_defer_seconds 1.5' 'luf_max_pag
 done
 # No labels, no other series than these.
 n=$(grep -vc '^#' "$tmp/full.prom")
-[ "$n" -eq $((2 + 9 + 27 + 8)) ] || bad="$bad samples:$n"
+[ "$n" -eq $((2 + 10 + 27 + 8)) ] || bad="$bad samples:$n"
 grep -v '^#' "$tmp/full.prom" | grep -q '[{}]' && bad="$bad labels"
 if [ -z "$bad" ]; then
 	echo "PASS prom-format"

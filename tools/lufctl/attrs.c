@@ -24,6 +24,8 @@ const struct knob lufctl_knobs[] = {
 	  "Defer the flushes of page migration's unmaps." },
 	{ "reclaim", LUF_A_STATUS_RECLAIM, 0, 1,
 	  "Defer the flushes of reclaim's unmaps." },
+	{ "numa", LUF_A_STATUS_NUMA, 0, 1,
+	  "Hand the TLB flush of NUMA balancing's hinting passes to luf." },
 	{ "reserve", LUF_A_STATUS_RESERVE, 0, 1000,
 	  "Percent of each zone's min watermark kept flushed." },
 	{ "stats_interval_ms", LUF_A_STATUS_STATS_INTERVAL_MS, 100, 60000,
@@ -51,6 +53,7 @@ const struct field lufctl_status_fields[] = {
 	[LUF_A_STATUS_PENDING_CPUS]	= { "pending_cpus", false },
 	[LUF_A_STATUS_PENDING_PAGES]	= { "pending_pages", true },
 	[LUF_A_STATUS_OLDEST_PENDING_MS] = { "oldest_pending_ms", false },
+	[LUF_A_STATUS_NUMA]		= { "numa", false },
 };
 
 /* A new attribute before the pad would otherwise go unprinted. */

@@ -174,7 +174,11 @@ struct knob {
 	const char *doc;
 };
 
-#define NR_KNOBS	(LUF_A_STATUS_STATS_INTERVAL_MS - LUF_A_STATUS_ENABLED + 1)
+/*
+ * ENABLED .. STATS_INTERVAL_MS, and NUMA: a knob added later takes the next
+ * free attribute number, after the state's.
+ */
+#define NR_KNOBS	(LUF_A_STATUS_STATS_INTERVAL_MS - LUF_A_STATUS_ENABLED + 2)
 
 extern const struct knob lufctl_knobs[NR_KNOBS];
 
@@ -185,7 +189,7 @@ struct field {
 };
 
 #define STATUS_FIRST	LUF_A_STATUS_ENABLED
-#define STATUS_LAST	LUF_A_STATUS_OLDEST_PENDING_MS
+#define STATUS_LAST	LUF_A_STATUS_NUMA
 
 extern const struct field lufctl_status_fields[STATUS_LAST + 1];
 

@@ -31,6 +31,8 @@ static const struct {
 	  "1 if the flushes of page migration's unmaps are deferred (knob migration)." },
 	{ LUF_A_STATUS_RECLAIM, "luf_reclaim_enabled", 1,
 	  "1 if the flushes of reclaim's unmaps are deferred (knob reclaim)." },
+	{ LUF_A_STATUS_NUMA, "luf_numa_enabled", 1,
+	  "1 if the TLB flushes of NUMA balancing's hinting passes are handed to luf (knob numa)." },
 	{ LUF_A_STATUS_RESERVE, "luf_reserve_ratio", 100,
 	  "Free pages kept flushed, as a ratio of each zone's min watermark (knob reserve, percent)." },
 	{ LUF_A_STATUS_STATS_INTERVAL_MS, "luf_stats_interval_seconds", 1000,

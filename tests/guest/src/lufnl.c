@@ -293,6 +293,14 @@ static void put_arg(char *buf, size_t *len, const char *arg)
 	}
 }
 
+/* A knob's attribute: numa came later and is numbered after the state. */
+static uint16_t rand_knob(void)
+{
+	int k = rand() % (LUF_A_STATUS_STATS_INTERVAL_MS - LUF_A_STATUS_ENABLED + 2);
+
+	return k ? LUF_A_STATUS_ENABLED + k - 1 : LUF_A_STATUS_NUMA;
+}
+
 /*
  * An attribute the set must refuse, whatever else the message holds: a
  * read-only status attribute, an unknown type, a knob of the wrong size, or
@@ -311,11 +319,11 @@ static void put_bad(char *buf, size_t *len)
 		put_attr(buf, len, LUF_A_STATUS_MAX + 1 + rand() % 100, &big, 4);
 		break;
 	case 2:
-		put_attr(buf, len, LUF_A_STATUS_ENABLED + rand() % 7, &small, 2);
+		put_attr(buf, len, rand_knob(), &small, 2);
 		break;
 	default:
 		/* Every knob's range ends below 2^31. */
-		put_attr(buf, len, LUF_A_STATUS_ENABLED + rand() % 7, &big, 4);
+		put_attr(buf, len, rand_knob(), &big, 4);
 		break;
 	}
 }
