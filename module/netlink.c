@@ -30,7 +30,7 @@
 static bool luf_nl_live;
 
 /* The stat counters in the order of the stats attributes. */
-static_assert(LUF_A_STATS_FLUSH_TICK - LUF_A_STATS_OFFERED + 1 == NR_LUF_STATS);
+static_assert(LUF_A_STATS_NUMA_SYNC - LUF_A_STATS_OFFERED + 1 == NR_LUF_STATS);
 static_assert(LUF_A_STATS_REFUSED_WRITABLE - LUF_A_STATS_OFFERED ==
 	      LUF_STAT_REFUSED + LUF_REFUSED_WRITABLE);
 static_assert(LUF_A_STATS_FLUSH_ALLOC - LUF_A_STATS_OFFERED ==
@@ -40,6 +40,7 @@ static_assert(LUF_A_STATS_FLUSH_RESERVE - LUF_A_STATS_OFFERED ==
 static_assert(LUF_A_STATS_FLUSH_AGE - LUF_A_STATS_OFFERED ==
 	      LUF_STAT_FLUSH + LUF_FLUSH_AGE);
 static_assert(LUF_A_STATS_FLUSH_MM - LUF_A_STATS_OFFERED == LUF_STAT_FLUSH_MM);
+static_assert(LUF_A_STATS_NUMA_HELD - LUF_A_STATS_OFFERED == LUF_STAT_NUMA_HELD);
 
 /*
  * The knobs' status attributes.  Attribute numbers are ABI and never

@@ -38,6 +38,10 @@ const char *const luf_stat_names[NR_LUF_STATS] = {
 	[LUF_STAT_FLUSH_NOOP]		= "flush_noop",
 	[LUF_STAT_IPIS_AVOIDED]		= "ipis_avoided",
 	[LUF_STAT_FLUSH_TICK]		= "flush_tick",
+	[LUF_STAT_NUMA_HELD]		= "numa_held",
+	[LUF_STAT_NUMA_DONE]		= "numa_done",
+	[LUF_STAT_NUMA_IPIS]		= "numa_ipis",
+	[LUF_STAT_NUMA_SYNC]		= "numa_sync",
 };
 
 /* Summed over CPUs without stopping them: a snapshot, not an atomic one. */

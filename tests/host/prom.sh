@@ -59,13 +59,13 @@ i=0
 for n in $(sed -n '/^const char \*const lufctl_stat_names\[\] = {/,/^};/p' \
 	"$top/tools/lufctl/attrs.c" | grep -o '"[a-z_]*"' | tr -d '"'); do
 	v=$((1000 + i))
-	[ "$n" = flush_tick ] && v=18446744073709551615
+	[ "$n" = numa_sync ] && v=18446744073709551615
 	grep -qx "luf_${n}_total $v" "$tmp/full.prom" || bad="$bad luf_${n}_total!=$v"
 	grep -qx "# TYPE luf_${n}_total counter" "$tmp/full.prom" || bad="$bad type:$n"
 	grep -q "^# HELP luf_${n}_total [A-Z]" "$tmp/full.prom" || bad="$bad help:$n"
 	i=$((i + 1))
 done
-[ $i -eq 27 ] || bad="$bad counters:$i"
+[ $i -eq 31 ] || bad="$bad counters:$i"
 for l in 'luf_loaded 1' 'luf_enabled 1' 'luf_max_defer_seconds 1.5' 'luf_max_pages 65536' \
 	'luf_migration_enabled 1' 'luf_reclaim_enabled 0' 'luf_numa_enabled 1' \
 	'luf_reserve_ratio 2.5' \
@@ -77,7 +77,7 @@ for l in 'luf_loaded 1' 'luf_enabled 1' 'luf_max_defer_seconds 1.5' 'luf_max_pag
 done
 # No labels, no other series than these.
 n=$(grep -vc '^#' "$tmp/full.prom")
-[ "$n" -eq $((2 + 10 + 27 + 8)) ] || bad="$bad samples:$n"
+[ "$n" -eq $((2 + 10 + 31 + 8)) ] || bad="$bad samples:$n"
 grep -v '^#' "$tmp/full.prom" | grep -q '[{}]' && bad="$bad labels"
 if [ -z "$bad" ]; then
 	echo "PASS prom-format"

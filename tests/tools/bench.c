@@ -314,6 +314,10 @@ void bench_read(struct bench_counters *c)
 	c->luf_refused_large = bench_kv(luf, "refused_large");
 	c->luf_ipis_avoided = bench_kv(luf, "ipis_avoided");
 	c->luf_flush_tick = bench_kv(luf, "flush_tick");
+	c->luf_numa_held = bench_kv(luf, "numa_held");
+	c->luf_numa_done = bench_kv(luf, "numa_done");
+	c->luf_numa_ipis = bench_kv(luf, "numa_ipis");
+	c->luf_numa_sync = bench_kv(luf, "numa_sync");
 	bench_cpu(c);
 	{
 		struct rusage ru;
@@ -340,7 +344,8 @@ void bench_print_deltas(const struct bench_counters *a,
 	D(pgpromote); D(pgscan); D(luf_ipis); D(luf_flushes); D(luf_tagged);
 	D(luf_flush_age); D(luf_flush_alloc); D(luf_flush_file_write);
 	D(luf_flush_reserve); D(luf_refused_large); D(luf_ipis_avoided);
-	D(luf_flush_tick);
+	D(luf_flush_tick); D(luf_numa_held); D(luf_numa_done);
+	D(luf_numa_ipis); D(luf_numa_sync);
 	D(minflt); D(csw);
 #undef D
 	printf(" utime=%.3f stime=%.3f", b->utime - a->utime, b->stime - a->stime);

@@ -127,7 +127,8 @@ struct bench_counters {
 	     local_flush_one, pgmigrate, pgdemote, pgpromote, pgscan, luf_ipis,
 	     luf_flushes, luf_tagged, luf_flush_age, luf_flush_alloc,
 	     luf_flush_file_write, luf_flush_reserve, luf_refused_large,
-	     luf_ipis_avoided, luf_flush_tick;
+	     luf_ipis_avoided, luf_flush_tick, luf_numa_held, luf_numa_done,
+	     luf_numa_ipis, luf_numa_sync;
 	/* this process (all threads): faults, context switches, CPU time */
 	long minflt, csw;
 	double utime, stime;

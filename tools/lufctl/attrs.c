@@ -75,12 +75,13 @@ const char *const lufctl_stat_names[] = {
 	"flush_reserve", "flush_age", "flush_limit", "flush_disable",
 	"flush_mm", "flushes", "ipis", "flush_noop", "ipis_avoided",
 	"flush_tick",
+	"numa_held", "numa_done", "numa_ipis", "numa_sync",
 };
 
 static_assert(ARRAY_SIZE(lufctl_stat_names) == NR_STATS,
 	      "lufctl_stat_names[] must name every counter attribute");
-static_assert(LUF_A_STATS_FLUSH_TICK + 1 == LUF_A_STATS_PAD,
-	      "a counter was added after flush_tick");
+static_assert(LUF_A_STATS_NUMA_SYNC + 1 == LUF_A_STATS_PAD,
+	      "a counter was added after numa_sync");
 
 /* What each counter counts, for the HELP lines of the Prometheus export. */
 const char *const lufctl_stat_help[] = {
@@ -111,6 +112,13 @@ const char *const lufctl_stat_help[] = {
 	"Flush requests that found nothing to do.",
 	"CPUs a flush did not interrupt: idle, or flushed since the deferral.",
 	"Age flushes that let the CPUs flush at their tick before any IPI.",
+	"NUMA hinting flushes handed to luf (knob numa).",
+	"Held NUMA hinting flushes completed with no IPI: every CPU flushed "
+	"at a tick or a switch, or went idle.",
+	"IPIs luf sent for held NUMA hinting flushes whose CPUs had not "
+	"flushed by the deadline.",
+	"Held NUMA hinting flushes completed at once by IPI: mprotect, "
+	"uffd-wp, the knob going off or unload needed them.",
 };
 
 static_assert(ARRAY_SIZE(lufctl_stat_help) == NR_STATS,

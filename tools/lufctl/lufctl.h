@@ -198,7 +198,7 @@ extern const struct field lufctl_status_fields[STATUS_LAST + 1];
  * /sys/kernel/debug/luf/stats (attrs.c), and what each counts.  Counter i
  * is attribute LUF_A_STATS_OFFERED + i.
  */
-#define NR_STATS	(LUF_A_STATS_FLUSH_TICK - LUF_A_STATS_OFFERED + 1)
+#define NR_STATS	(LUF_A_STATS_NUMA_SYNC - LUF_A_STATS_OFFERED + 1)
 #define STAT(x)		(LUF_A_STATS_##x - LUF_A_STATS_OFFERED)
 
 extern const char *const lufctl_stat_names[NR_STATS];
