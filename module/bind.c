@@ -27,6 +27,7 @@ int luf_core_bind(void)
 	luf_core.gens = symbol_get(luf_gens);
 	luf_core.mm_kobj = symbol_get(mm_kobj);
 	luf_core.active = symbol_get(luf_active);
+	luf_core.numa_release = symbol_get(luf_numa_release);
 
 	missing = !luf_core.reg ? "luf_register" :
 		  !luf_core.unreg ? "luf_unregister" :
@@ -35,7 +36,8 @@ int luf_core_bind(void)
 		  !luf_core.flush_mm_batched ? "luf_flush_mm_batched" :
 		  !luf_core.gens ? "luf_gens" :
 		  !luf_core.mm_kobj ? "mm_kobj" :
-		  !luf_core.active ? "luf_active" : NULL;
+		  !luf_core.active ? "luf_active" :
+		  !luf_core.numa_release ? "luf_numa_release" : NULL;
 	if (missing) {
 		pr_err("this kernel lacks core-hooks.patch (no exported %s); luf needs a kernel built with the patch and CONFIG_LUF=y\n",
 		       missing);
@@ -47,6 +49,8 @@ int luf_core_bind(void)
 
 void luf_core_unbind(void)
 {
+	if (luf_core.numa_release)
+		symbol_put(luf_numa_release);
 	if (luf_core.active)
 		symbol_put(luf_active);
 	if (luf_core.mm_kobj)

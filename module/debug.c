@@ -250,6 +250,7 @@ void luf_debug_files(struct dentry *dir)
 	debugfs_create_ulong("debug_bound_wq", 0600, dir, &luf_debug_bound_wq);
 	debugfs_create_ulong("debug_trim", 0600, dir, &luf_debug_trim);
 	debugfs_create_ulong("debug_tick", 0600, dir, &luf_debug_tick);
+	debugfs_create_ulong("debug_numa", 0600, dir, &luf_debug_numa);
 	debugfs_create_file_unsafe("debug_core", 0600, dir, NULL,
 				   &debug_core_fops);
 	debugfs_create_file("debug_softirq_change", 0200, dir, NULL,

@@ -31,6 +31,7 @@
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/lockdep.h>
+#include <linux/mm_types.h>
 #include <linux/mm_types_task.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -51,6 +52,8 @@ unsigned long luf_debug_bound_wq;
 unsigned long luf_debug_trim;
 /* 1: the age flush sends its IPIs at once, as before it waited for ticks. */
 unsigned long luf_debug_tick;
+/* 1: a NUMA hold gives the core's counts back at once (see luf_numa_hold()). */
+unsigned long luf_debug_numa;
 
 /*
  * How long an age flush waits for the CPUs' own flushes at their scheduler
@@ -324,6 +327,19 @@ static void luf_flush_everything(unsigned int why)
 }
 
 /*
+ * Ask every CPU behind @epoch to flush at its next tick.  Never lowered: the
+ * age flush and the NUMA holds each need the CPUs up to their own epoch.
+ * Called with luf_batch.lock held.
+ */
+static void luf_tick_upto(unsigned long epoch)
+{
+	struct luf_gens *gens = luf_core.gens;
+
+	if (luf_after(epoch, gens->tick_epoch))
+		WRITE_ONCE(gens->tick_epoch, epoch);
+}
+
+/*
  * Does an age flush of @ms first wait LUF_TICK_WAIT jiffies for the ticks?
  * Not when the window is too short to leave some of it before the wait.
  */
@@ -363,7 +379,6 @@ static DECLARE_DELAYED_WORK(luf_tick_work, luf_tick_workfn);
  */
 static void luf_age_workfn(struct work_struct *work)
 {
-	struct luf_gens *gens = luf_core.gens;
 	unsigned long flags;
 	bool closed = false;
 
@@ -381,7 +396,7 @@ static void luf_age_workfn(struct work_struct *work)
 			luf_batch.open++;
 			luf_batch.open_used = false;
 			luf_batch.open_pages = 0;
-			WRITE_ONCE(gens->tick_epoch, luf_batch.ticking_epoch);
+			luf_tick_upto(luf_batch.ticking_epoch);
 			/* Under the lock, as in luf_defer_join(). */
 			mod_delayed_work(luf_work_queue(), &luf_tick_work,
 					 LUF_TICK_WAIT);
@@ -508,6 +523,260 @@ static unsigned long luf_defer_join(struct arch_tlbflush_unmap_batch *batch,
 	return gen;
 }
 
+/*
+ * Held NUMA hinting flushes (LUF_SRC_NUMA, see luf_numa_hand_off() in the
+ * core).  One hold per mm, in a small table: the CPUs of its passes, the
+ * epoch published after the newest one, and the deadline of the oldest.
+ * Each jiffy the hold work drops the CPUs that flushed since that epoch
+ * (every CPU behind luf_gens.tick_epoch does at its next tick), switched mm
+ * or are lazy, and releases the holds left with none.  At the deadline the
+ * CPUs still there get IPIs: no CPU keeps a pass's entries longer than
+ * LUF_NUMA_WAIT jiffies, plus a worker.  A full table refuses a pass, and
+ * the core flushes it at once.
+ *
+ * luf_holds.lock is taken in process context with interrupts enabled.  The
+ * work and the stop take the holds that end out of the table under it, and
+ * flush the CPUs of all of them with one round of IPIs after it; a sync
+ * (one mm) sends its IPIs under it, and a CPU that spins on it still
+ * answers them.  The counts a hold carries (see luf_numa_release()) are
+ * given back after the flush, outside the lock.
+ */
+#define LUF_NUMA_HOLDS	64
+#define LUF_NUMA_WAIT	2
+
+struct luf_hold {
+	struct mm_struct *mm;		/* NULL: a free slot */
+	struct arch_tlbflush_unmap_batch batch;
+	unsigned long epoch;
+	unsigned long deadline;
+	unsigned int passes, wrprotects;
+};
+
+/* What a completed hold still has to give back to the core. */
+struct luf_hold_done {
+	struct mm_struct *mm;
+	unsigned int passes, wrprotects;
+};
+
+static struct {
+	spinlock_t lock;		/* protects every field after it */
+	bool accepting;
+	unsigned int nr;
+	struct luf_hold slot[LUF_NUMA_HOLDS];
+	/* The work's (and, once it is cancelled, the stop's) scratch. */
+	struct luf_hold_done done[LUF_NUMA_HOLDS];
+	struct arch_tlbflush_unmap_batch ipi;
+} luf_holds = {
+	.lock	= __SPIN_LOCK_UNLOCKED(luf_holds.lock),
+};
+
+static void luf_numa_workfn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(luf_numa_work, luf_numa_workfn);
+
+/* A new epoch, after @mm's tlb_gen was raised; ticks asked up to it. */
+static unsigned long luf_numa_epoch(void)
+{
+	struct luf_gens *gens = luf_core.gens;
+	unsigned long flags, epoch;
+
+	raw_spin_lock_irqsave(&luf_batch.lock, flags);
+	/* Pairs with the smp_rmb() after the core's read, as for deferrals. */
+	smp_wmb();
+	epoch = gens->epoch + 1;
+	WRITE_ONCE(gens->epoch, epoch);
+	luf_tick_upto(epoch);
+	raw_spin_unlock_irqrestore(&luf_batch.lock, flags);
+	return epoch;
+}
+
+/* Take @h out of the table into @done; luf_holds.lock held. */
+static void luf_hold_end(struct luf_hold *h, struct luf_hold_done *done)
+{
+	done->mm = h->mm;
+	done->passes = h->passes;
+	done->wrprotects = h->wrprotects;
+	h->mm = NULL;
+	luf_holds.nr--;
+}
+
+/* Flush the CPUs of @batch, and return how many got an IPI. */
+static unsigned int luf_hold_flush(struct arch_tlbflush_unmap_batch *batch)
+{
+	unsigned int nr = cpumask_weight(&batch->cpumask);
+
+	if (!nr)
+		return 0;
+	/* The flusher's own CPU flushes without an IPI. */
+	if (cpumask_test_cpu(raw_smp_processor_id(), &batch->cpumask))
+		nr--;
+	luf_core.flush_batch(batch);
+	return nr;
+}
+
+static void luf_holds_release(struct luf_hold_done *done, unsigned int nr)
+{
+	while (nr--) {
+		luf_core.numa_release(done->mm, done->passes, done->wrprotects);
+		done++;
+	}
+}
+
+static bool luf_numa_hold(struct mm_struct *mm, bool wrprotect)
+{
+	struct luf_hold *h, *slot = NULL;
+	bool first;
+	int i;
+
+	spin_lock(&luf_holds.lock);
+	if (!luf_holds.accepting ||
+	    !(READ_ONCE(luf_batch.sources) & BIT(LUF_SRC_NUMA))) {
+		spin_unlock(&luf_holds.lock);
+		return false;
+	}
+	for (i = 0; i < LUF_NUMA_HOLDS; i++) {
+		h = &luf_holds.slot[i];
+		if (h->mm == mm) {
+			slot = h;
+			break;
+		}
+		if (!h->mm && !slot)
+			slot = h;
+	}
+	if (!slot) {
+		spin_unlock(&luf_holds.lock);
+		return false;
+	}
+	h = slot;
+	first = !luf_holds.nr;
+	if (h->mm != mm) {
+		h->mm = mm;
+		cpumask_clear(&h->batch.cpumask);
+		h->passes = 0;
+		h->wrprotects = 0;
+		/* The deadline of its oldest pass: merging does not extend it. */
+		h->deadline = jiffies + LUF_NUMA_WAIT;
+		luf_holds.nr++;
+	}
+	cpumask_or(&h->batch.cpumask, &h->batch.cpumask, mm_cpumask(mm));
+	h->epoch = luf_numa_epoch();
+	if (first)
+		mod_delayed_work(luf_work_queue(), &luf_numa_work, 1);
+#ifdef LUF_DEBUG
+	if (READ_ONCE(luf_debug_numa)) {
+		/*
+		 * The counts go back at once; the CPUs still flush at their
+		 * tick or by IPI.  The slot's mm is then only compared.
+		 */
+		struct luf_hold_done done = { mm, 1, wrprotect };
+
+		spin_unlock(&luf_holds.lock);
+		luf_holds_release(&done, 1);
+		luf_stat_add(LUF_STAT_NUMA_HELD, 1);
+		return true;
+	}
+#endif
+	h->passes++;
+	h->wrprotects += wrprotect;
+	spin_unlock(&luf_holds.lock);
+	luf_stat_add(LUF_STAT_NUMA_HELD, 1);
+	return true;
+}
+
+/*
+ * Trim every hold; end those left with no CPU and, when @all or at their
+ * deadline, those with some, whose CPUs go into luf_holds.ipi.  Returns
+ * how many ended into luf_holds.done; luf_holds.lock held.
+ */
+static unsigned int luf_holds_scan(bool all, bool *more)
+{
+	unsigned int i, nr = 0, done = 0;
+
+	cpumask_clear(&luf_holds.ipi.cpumask);
+	for (i = 0; i < LUF_NUMA_HOLDS; i++) {
+		struct luf_hold *h = &luf_holds.slot[i];
+
+		if (!h->mm)
+			continue;
+		luf_trim(&h->batch, h->epoch);
+		if (cpumask_empty(&h->batch.cpumask))
+			done++;
+		else if (all || !time_before(jiffies, h->deadline))
+			cpumask_or(&luf_holds.ipi.cpumask,
+				   &luf_holds.ipi.cpumask, &h->batch.cpumask);
+		else
+			continue;
+		luf_hold_end(h, &luf_holds.done[nr++]);
+	}
+	*more = luf_holds.nr;
+	if (all)
+		luf_stat_add(LUF_STAT_NUMA_SYNC, nr);
+	else
+		luf_stat_add(LUF_STAT_NUMA_DONE, done);
+	return nr;
+}
+
+/* After luf_holds_scan(): one round of IPIs, then the counts go back. */
+static void luf_holds_finish(unsigned int nr)
+{
+	luf_stat_add(LUF_STAT_NUMA_IPIS, luf_hold_flush(&luf_holds.ipi));
+	luf_holds_release(luf_holds.done, nr);
+}
+
+static void luf_numa_workfn(struct work_struct *work)
+{
+	unsigned int nr;
+	bool more;
+
+	spin_lock(&luf_holds.lock);
+	nr = luf_holds_scan(false, &more);
+	if (more)
+		mod_delayed_work(luf_work_queue(), &luf_numa_work, 1);
+	spin_unlock(&luf_holds.lock);
+	luf_holds_finish(nr);
+}
+
+/* A hinting fault is about to migrate a page of @mm (the core). */
+static void luf_numa_sync(struct mm_struct *mm)
+{
+	struct luf_hold_done done = { };
+	unsigned int i;
+
+	spin_lock(&luf_holds.lock);
+	for (i = 0; i < LUF_NUMA_HOLDS; i++) {
+		struct luf_hold *h = &luf_holds.slot[i];
+
+		if (h->mm != mm)
+			continue;
+		luf_trim(&h->batch, h->epoch);
+		luf_stat_add(LUF_STAT_NUMA_IPIS, luf_hold_flush(&h->batch));
+		luf_stat_add(LUF_STAT_NUMA_SYNC, 1);
+		luf_hold_end(h, &done);
+		break;
+	}
+	spin_unlock(&luf_holds.lock);
+	if (done.mm)
+		luf_holds_release(&done, 1);
+}
+
+/*
+ * No hold is taken after this, and every one is completed: by IPI, as the
+ * A/B switch completes deferred flushes.
+ */
+static void luf_numa_stop(void)
+{
+	unsigned int nr;
+	bool more;
+
+	spin_lock(&luf_holds.lock);
+	luf_holds.accepting = false;
+	spin_unlock(&luf_holds.lock);
+	cancel_delayed_work_sync(&luf_numa_work);
+	spin_lock(&luf_holds.lock);
+	nr = luf_holds_scan(true, &more);
+	spin_unlock(&luf_holds.lock);
+	luf_holds_finish(nr);
+}
+
 static void luf_ops_flush(unsigned long gen, enum luf_reason why)
 {
 	luf_flush(gen, why);
@@ -547,6 +816,8 @@ const struct luf_ops luf_defer_ops = {
 	.flush		= luf_ops_flush,
 	.flush_mm	= luf_ops_flush_mm,
 	.refused	= luf_ops_refused,
+	.numa_hold	= luf_numa_hold,
+	.numa_sync	= luf_numa_sync,
 };
 
 /* The core reads the sources it may offer from luf_gens. */
@@ -621,6 +892,9 @@ void luf_defer_start(void)
 	luf_batch.accepting = true;
 	luf_publish_sources();
 	raw_spin_unlock_irqrestore(&luf_batch.lock, flags);
+	spin_lock(&luf_holds.lock);
+	luf_holds.accepting = true;
+	spin_unlock(&luf_holds.lock);
 }
 
 /*
@@ -638,6 +912,7 @@ void luf_defer_stop(void)
 	luf_publish_sources();
 	raw_spin_unlock_irqrestore(&luf_batch.lock, flags);
 
+	luf_numa_stop();
 	luf_flush_everything(LUF_FLUSH_DISABLE);
 	cancel_delayed_work_sync(&luf_age_work);
 	cancel_delayed_work_sync(&luf_tick_work);

@@ -42,11 +42,6 @@
 #include <linux/types.h>
 #include <uapi/linux/luf_netlink.h>
 
-#ifndef LUF_SRC_NUMA_DEFINED_BY_CORE
-/* TEMPORARY until the core patch lands */
-#define LUF_SRC_NUMA 2
-#endif
-
 struct cpumask;
 struct dentry;
 struct mm_struct;
@@ -62,6 +57,8 @@ struct luf_core {
 	struct luf_gens *gens;
 	struct kobject **mm_kobj;
 	struct static_key_false *active;
+	void (*numa_release)(struct mm_struct *mm, unsigned int holds,
+			     unsigned int wrprotects);
 };
 
 extern struct luf_core luf_core;
@@ -167,6 +164,7 @@ extern unsigned long luf_debug_flush_delay_us;
 extern unsigned long luf_debug_bound_wq;
 extern unsigned long luf_debug_trim;
 extern unsigned long luf_debug_tick;
+extern unsigned long luf_debug_numa;
 
 /* A snapshot of the deferred batch, for debugfs and netlink. */
 struct luf_state {

@@ -9,7 +9,9 @@
 #   patched  allocbench: nomod, disabled, on in rotation (same harness)
 #   patched  tierbench file, anon, anon-fork, anon-mthp (64 KiB mTHP
 #            always) and xfs (the file on XFS, large page-cache folios):
-#            luf off and on alternating in the one boot; migbench file,
+#            luf off and on alternating in the one boot (file, anon and
+#            anon-mthp: off, on and numa, on with lazy NUMA-hinting
+#            flushes, in rotation); migbench file,
 #            anon and sep: off, on and lazy (on with max_defer_ms 10000) in
 #            rotation
 #   patched  who else pays: tier-file quiet and beside a logger, write1
@@ -149,6 +151,9 @@ tiering() {
 	for w; do
 		case $w in
 		mig-*) lines+=("bench configs $w $reps off on lazy") ;;
+		# Off, on, and on with lazy NUMA-hinting flushes.
+		tier-file|tier-anon|tier-anon-mthp)
+			lines+=("bench configs $w $reps off on numa") ;;
 		*) lines+=("bench ab $w $reps") ;;
 		esac
 	done

@@ -126,6 +126,13 @@ def derived(rec):
     # protection changes (NUMA hinting) that also send IPIs.
     if rec.get("stacks") == 1:
         rec["unmap_flush_ipis"] = rec["ipi_unmap"] + rec["ipi_luf"]
+    # Tiering's own progress, per second of the run: the hints NUMA
+    # balancing gets and the promotions they lead to.
+    secs = rec.get("secs", rec.get("wall"))
+    if isinstance(secs, (int, float)) and secs > 0:
+        for k in ("numa_hint_faults", "pgpromote"):
+            if isinstance(rec.get(k), (int, float)):
+                rec[k + "_per_sec"] = rec[k] / secs
     # Per migrated page: migbench's own count, else pgmigrate (demotions
     # and promotions; with luf on, tiering may migrate more pages).
     mig = rec.get("migrated", rec.get("pgmigrate"))
@@ -206,6 +213,18 @@ def comparisons(groups, summary):
                     comps.append({"bench": bench, "metric": metric,
                                   "base": "patched/off",
                                   "other": "patched/" + other,
+                                  "kind": "paired", **s})
+        # Lazy NUMA-hinting flushes against luf on without them: does
+        # tiering still see its hints and promote (issue 25's goals)?
+        if "patched/numa" in summary[bench] and "patched/on" in summary[bench]:
+            for metric in [tp, "tlb_ipis", "numa_hint_faults_per_sec",
+                           "pgpromote_per_sec"]:
+                s = paired_ratio(groups, bench, "patched", "on", "numa",
+                                 metric)
+                if s:
+                    comps.append({"bench": bench, "metric": metric,
+                                  "base": "patched/on",
+                                  "other": "patched/numa",
                                   "kind": "paired", **s})
         # Loaded-but-disabled and enabled against not loaded, in one boot.
         if "patched/nomod" in summary[bench] and tp:

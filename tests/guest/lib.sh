@@ -187,12 +187,13 @@ luf_unload_debug() { luf_debug_off || fail "cannot unload the debug build"; }
 # Does debugfs file $1 set to $2 break luf on purpose?  Every skip bit of
 # debug_skip does, the debug_core bits that drop or postpone a flush
 # (module/ABI): 1 2 1024 4096 8192 16384 65536 131072 262144 524288
-# 1048576 2097152, and debug_trim 2.
+# 1048576 2097152, debug_trim 2 and debug_numa 1.
 luf_breaks() {
 	case $1 in
 	debug_skip) [ "${2:-0}" != 0 ] ;;
 	debug_core) [ $(( ${2:-0} & 4158467 )) != 0 ] ;;
 	debug_trim) [ "${2:-0}" = 2 ] ;;
+	debug_numa) [ "${2:-0}" = 1 ] ;;
 	*) false ;;
 	esac
 }
@@ -242,6 +243,29 @@ luf_check_must_catch() {
 	LUF_CHECK_MUST=1
 }
 luf_loaded() { grep -q '^luf ' /proc/modules; }
+# numa_fast: NUMA balancing on (mode 1), scanning every few milliseconds
+# instead of every second, so that a test of a few seconds sees many hinting
+# passes; put back at exit.
+numa_fast() {
+	local d=/sys/kernel/debug/sched/numa_balancing k
+	[ -d $d ] || skip "no $d (kernel without NUMA balancing)"
+	luf_undo_push "echo $(cat /proc/sys/kernel/numa_balancing) > /proc/sys/kernel/numa_balancing"
+	for k in scan_delay_ms scan_period_min_ms scan_period_max_ms; do
+		luf_undo_push "echo $(cat $d/$k) > $d/$k"
+	done
+	echo 10 > $d/scan_delay_ms
+	echo 10 > $d/scan_period_min_ms
+	echo 40 > $d/scan_period_max_ms
+	echo 1 > /proc/sys/kernel/numa_balancing
+}
+# luf's counters of held hinting flushes, and the kernel's of NUMA balancing.
+numa_counts() {
+	local k
+	for k in numa_held numa_done numa_ipis numa_sync; do
+		printf '%s=%s ' $k "$(luf_stat $k)"
+	done
+	grep -E '^numa_(pte_updates|hint_faults|pages_migrated) ' /proc/vmstat | tr ' \n' '= '
+}
 # One counter of luf's debugfs stats (empty when luf is not loaded).
 luf_stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/luf/stats 2>/dev/null; }
 # luf's max_defer_ms (the default when luf is not loaded).

@@ -130,14 +130,15 @@ fi
 #     luf_contents_changed()); luf_gens is also where the module publishes
 #     generations for the core's fast paths
 #   luf_register, luf_unregister, luf_flush_batch, luf_flush_mm_batched,
-#     luf_batch_trim, mm_kobj: the module's (tests/host/module-layers.sh)
+#     luf_batch_trim, luf_numa_release, mm_kobj: the module's
+#     (tests/host/module-layers.sh)
 #   luf_space_change: the slow path of luf_contents_changed()
 #   luf_check_install, luf_check_wrprotect, luf_check_seen,
 #     luf_check_file: the checker's hooks in inline functions of pgtable.h
 #     and fs.h (tests/host/inline-exports.sh)
 want="luf_active luf_batch_trim luf_check_file luf_check_install luf_check_seen
 luf_check_wrprotect luf_flush_batch luf_flush_mm_batched luf_gathering luf_gens
-luf_register luf_space_change luf_unregister mm_kobj"
+luf_numa_release luf_register luf_space_change luf_unregister mm_kobj"
 have=$(sed -n 's/^+EXPORT_SYMBOL[A-Z_]*(\([a-z_]*\));$/\1/p' "${patches[@]}" | sort)
 want=$(echo $want | tr ' ' '\n' | sort)
 if [ "$have" != "$want" ]; then

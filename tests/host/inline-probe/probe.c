@@ -28,7 +28,7 @@ void luf_probe(struct file *file, struct kiocb *iocb, struct mm_struct *mm,
 	file_end_write(file);
 	kiocb_end_write(iocb);
 	luf_wrprotect_begin(mm);
-	if (luf_wrprotect_pending(mm))
+	if (luf_wrprotect_pending(mm) || luf_numa_lazy())
 		luf_wrprotect_end(mm);
 }
 EXPORT_SYMBOL_GPL(luf_probe);
