@@ -52,7 +52,7 @@ unsigned long luf_debug_bound_wq;
 unsigned long luf_debug_trim;
 /* 1: the age flush sends its IPIs at once, as before it waited for ticks. */
 unsigned long luf_debug_tick;
-/* 1: a NUMA hold gives the core's counts back at once (see luf_numa_hold()). */
+/* 1: a NUMA pass is taken and left: counts back at once, no flush asked. */
 unsigned long luf_debug_numa;
 
 /*
@@ -646,6 +646,17 @@ static bool luf_numa_hold(struct mm_struct *mm, bool wrprotect)
 		spin_unlock(&luf_holds.lock);
 		return false;
 	}
+#ifdef LUF_DEBUG
+	if (READ_ONCE(luf_debug_numa)) {
+		/* No completion: the counts go back, no CPU is asked. */
+		struct luf_hold_done done = { mm, 1, wrprotect };
+
+		spin_unlock(&luf_holds.lock);
+		luf_holds_release(&done, 1);
+		luf_stat_add(LUF_STAT_NUMA_HELD, 1);
+		return true;
+	}
+#endif
 	h = slot;
 	first = !luf_holds.nr;
 	if (h->mm != mm) {
@@ -661,20 +672,6 @@ static bool luf_numa_hold(struct mm_struct *mm, bool wrprotect)
 	h->epoch = luf_numa_epoch();
 	if (first)
 		mod_delayed_work(luf_work_queue(), &luf_numa_work, 1);
-#ifdef LUF_DEBUG
-	if (READ_ONCE(luf_debug_numa)) {
-		/*
-		 * The counts go back at once; the CPUs still flush at their
-		 * tick or by IPI.  The slot's mm is then only compared.
-		 */
-		struct luf_hold_done done = { mm, 1, wrprotect };
-
-		spin_unlock(&luf_holds.lock);
-		luf_holds_release(&done, 1);
-		luf_stat_add(LUF_STAT_NUMA_HELD, 1);
-		return true;
-	}
-#endif
 	h->passes++;
 	h->wrprotects += wrprotect;
 	spin_unlock(&luf_holds.lock);
