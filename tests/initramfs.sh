@@ -4,11 +4,12 @@
 #
 #   tests/initramfs.sh <out.cpio> <stage dir> <file>...
 #
-# Each <file> is "src:dst" (dst relative to /luf in the guest, or absolute).  The main
-# suites (patched, vanilla) get one "selftest" entry per line of
-# tests/guest/selftests.list, one "selftest-moving" entry per line of
-# tests/guest/selftests-load.list, that pass's verdict and the kmemleak
-# check appended.
+# Each <file> is "src:dst" (dst relative to /luf in the guest, or absolute).  The
+# suites of the mm selftests (patched-mm, vanilla) get one "selftest" entry
+# per line of tests/guest/selftests.list, one "selftest-moving" entry per
+# line of tests/guest/selftests-load.list and that pass's verdict appended;
+# those and the patched suite end with the kmemleak check, and those on the
+# patched kernel with the invariant checker's verdict.
 set -euo pipefail
 out=${1:?}
 stage=${2:?}
@@ -27,17 +28,18 @@ for l in "$guest"/*.list; do
 	*/selftests-load.list)
 		# For make soak's rounds of selftests under moveall.
 		grep -Ev '^(#|$)' "$l" > "$stage/luf/selftests-load.list" ;;
-	*/patched.list|*/vanilla.list)
+	*/patched.list|*/patched-mm.list|*/vanilla.list)
 		{
 			cat "$l"
-			grep -Ev '^(#|$)' "$guest/selftests.list" | sed 's/^/selftest /'
-			grep -Ev '^(#|$)' "$guest/selftests-load.list" |
-				sed 's/^/selftest-moving /'
-			echo selftest-load
+			case $l in */patched.list) ;; *)
+				grep -Ev '^(#|$)' "$guest/selftests.list" | sed 's/^/selftest /'
+				grep -Ev '^(#|$)' "$guest/selftests-load.list" |
+					sed 's/^/selftest-moving /'
+				echo selftest-load ;;
+			esac
 			echo kmemleak
 			# The invariant checker watched all of the above.
-			[ "$(basename "$l")" = patched.list ] && echo luf-check
-			true
+			case $l in */vanilla.list) ;; *) echo luf-check ;; esac
 		} > "$stage/luf/$(basename "$l")" ;;
 	*/soak.list)
 		# make soak's length (LUF_SOAK_MIN minutes) and its watchdog.

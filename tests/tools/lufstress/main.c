@@ -120,6 +120,13 @@ int use_aio, split_no_zero, use_move;
 static long hog_cpu = -1;
 static long soft_offline;		/* --soft-offline: pages left to offline */
 static _Atomic long soft_offlined, soft_offline_failed;
+/*
+ * The TLB shootdowns (/proc/interrupts "TLB:", all CPUs) from the first
+ * migration pass to the last: what the passes cost, without the threads'
+ * creation and exit or the teardown's unmaps, which luf does not touch and
+ * which would blur a comparison of luf off and on.  -1: not measured.
+ */
+static long pass_ipis = -1;
 pid_t child = -1;
 static pid_t hog_pid = -1;
 static _Atomic long *hog_rounds;
@@ -408,7 +415,7 @@ static void *migrator(void *arg)
 	void **pages = calloc(npages, sizeof(void *));
 	int *nodes = calloc(npages, sizeof(int));
 	int *status = calloc(npages, sizeof(int));
-	long p, pass;
+	long p, pass, ipis0;
 
 	/* --hog-cpu: the pages the migration frees go to the hog's CPU. */
 	if (hog_cpu >= 0)
@@ -426,6 +433,7 @@ static void *migrator(void *arg)
 	}
 	for (p = 0; p < npages; p++)
 		pages[p] = (char *)area + p * page_size;
+	ipis0 = bench_irq("TLB:");
 	for (pass = 0; !atomic_load(&shm->stop); pass++) {
 		void *victim = pages[(pass * 17) % npages];
 		uint64_t old = soft_offline > 0 ? pfn_of(victim) : 0;
@@ -442,6 +450,8 @@ static void *migrator(void *arg)
 		if (passes && pass + 1 >= passes)
 			atomic_store(&shm->stop, 1);
 	}
+	if (ipis0 >= 0)
+		pass_ipis = bench_irq("TLB:") - ipis0;
 	return NULL;
 }
 
@@ -708,6 +718,8 @@ int main(int argc, char **argv)
 	       (long)moves_failed, (long)reads, (long)hogged,
 	       (unsigned long long)shm->epoch, (long)sigbus, (long)early,
 	       (long)in_window, (long)moves, (long)kept, (long)violations);
+	if (pass_ipis >= 0)
+		printf(" pass_tlb_ipis=%ld", pass_ipis);
 	if (soft_offlined || soft_offline_failed)
 		printf(" soft_offlined=%ld soft_offline_failed=%ld",
 		       (long)soft_offlined, (long)soft_offline_failed);
