@@ -340,6 +340,22 @@ static void luf_tick_upto(unsigned long epoch)
 }
 
 /*
+ * Publish a new epoch and return it; luf_batch.lock held.  The caller
+ * cleared PTEs and raised their mms' tlb_gen before (atomically: a full
+ * barrier): a CPU that reads the new epoch before a full flush has caught
+ * up with them too.  Pairs with the smp_rmb() after the core's read of it.
+ * For a deferral and for a held hinting pass alike.
+ */
+static unsigned long luf_epoch_next(void)
+{
+	struct luf_gens *gens = luf_core.gens;
+
+	smp_wmb();
+	WRITE_ONCE(gens->epoch, gens->epoch + 1);
+	return gens->epoch;
+}
+
+/*
  * Does an age flush of @ms first wait LUF_TICK_WAIT jiffies for the ticks?
  * Not when the window is too short to leave some of it before the wait.
  */
@@ -459,7 +475,7 @@ static unsigned long luf_defer_join(struct arch_tlbflush_unmap_batch *batch,
 				    unsigned long sources,
 				    unsigned long nr_pages)
 {
-	unsigned long flags, gen = 0;
+	unsigned long flags, epoch, gen = 0;
 	bool first = false, over;
 
 	luf_stat_add(LUF_STAT_OFFERED, 1);
@@ -474,18 +490,11 @@ static unsigned long luf_defer_join(struct arch_tlbflush_unmap_batch *batch,
 		}
 		luf_batch.open_pages += nr_pages;
 		over = luf_batch.open_pages >= READ_ONCE(luf_max_pages);
-		/*
-		 * A new epoch, after the PTEs of @batch were cleared and their
-		 * mms' tlb_gen raised (atomically: a full barrier): a CPU that
-		 * reads it before a full flush has caught up with them too.
-		 * Pairs with the smp_rmb() after the core's read of it.
-		 */
-		smp_wmb();
-		WRITE_ONCE(luf_core.gens->epoch, luf_core.gens->epoch + 1);
+		epoch = luf_epoch_next();
 #ifdef LUF_DEBUG
 		if (READ_ONCE(luf_debug_trim) != 2 || first)
 #endif
-			luf_batch.open_epoch = luf_core.gens->epoch;
+			luf_batch.open_epoch = epoch;
 		gen = luf_batch.open;
 		WRITE_ONCE(luf_core.gens->deferred, gen);
 		/*
@@ -576,14 +585,10 @@ static DECLARE_DELAYED_WORK(luf_numa_work, luf_numa_workfn);
 /* A new epoch, after @mm's tlb_gen was raised; ticks asked up to it. */
 static unsigned long luf_numa_epoch(void)
 {
-	struct luf_gens *gens = luf_core.gens;
 	unsigned long flags, epoch;
 
 	raw_spin_lock_irqsave(&luf_batch.lock, flags);
-	/* Pairs with the smp_rmb() after the core's read, as for deferrals. */
-	smp_wmb();
-	epoch = gens->epoch + 1;
-	WRITE_ONCE(gens->epoch, epoch);
+	epoch = luf_epoch_next();
 	luf_tick_upto(epoch);
 	raw_spin_unlock_irqrestore(&luf_batch.lock, flags);
 	return epoch;
@@ -684,7 +689,7 @@ static bool luf_numa_hold(struct mm_struct *mm, bool wrprotect)
  * deadline, those with some, whose CPUs go into luf_holds.ipi.  Returns
  * how many ended into luf_holds.done; luf_holds.lock held.
  */
-static unsigned int luf_holds_scan(bool all, bool *more)
+static unsigned int luf_holds_scan(bool all)
 {
 	unsigned int i, nr = 0, done = 0;
 
@@ -704,7 +709,6 @@ static unsigned int luf_holds_scan(bool all, bool *more)
 			continue;
 		luf_hold_end(h, &luf_holds.done[nr++]);
 	}
-	*more = luf_holds.nr;
 	if (all)
 		luf_stat_add(LUF_STAT_NUMA_SYNC, nr);
 	else
@@ -722,11 +726,11 @@ static void luf_holds_finish(unsigned int nr)
 static void luf_numa_workfn(struct work_struct *work)
 {
 	unsigned int nr;
-	bool more;
 
 	spin_lock(&luf_holds.lock);
-	nr = luf_holds_scan(false, &more);
-	if (more)
+	nr = luf_holds_scan(false);
+	/* The holds still waiting for their CPUs or their deadline. */
+	if (luf_holds.nr)
 		mod_delayed_work(luf_work_queue(), &luf_numa_work, 1);
 	spin_unlock(&luf_holds.lock);
 	luf_holds_finish(nr);
@@ -762,14 +766,13 @@ static void luf_numa_sync(struct mm_struct *mm)
 static void luf_numa_stop(void)
 {
 	unsigned int nr;
-	bool more;
 
 	spin_lock(&luf_holds.lock);
 	luf_holds.accepting = false;
 	spin_unlock(&luf_holds.lock);
 	cancel_delayed_work_sync(&luf_numa_work);
 	spin_lock(&luf_holds.lock);
-	nr = luf_holds_scan(true, &more);
+	nr = luf_holds_scan(true);
 	spin_unlock(&luf_holds.lock);
 	luf_holds_finish(nr);
 }
