@@ -340,16 +340,19 @@ static void luf_tick_upto(unsigned long epoch)
 }
 
 /*
- * Publish a new epoch and return it; luf_batch.lock held.  The caller
- * cleared PTEs and raised their mms' tlb_gen before (atomically: a full
- * barrier): a CPU that reads the new epoch before a full flush has caught
- * up with them too.  Pairs with the smp_rmb() after the core's read of it.
- * For a deferral and for a held hinting pass alike.
+ * Publish a new epoch and return it; luf_batch.lock held.  For a deferral
+ * and for a held hinting pass alike.
  */
 static unsigned long luf_epoch_next(void)
 {
 	struct luf_gens *gens = luf_core.gens;
 
+	/*
+	 * The caller cleared PTEs and raised their mms' tlb_gen before
+	 * (atomically: a full barrier): a CPU that reads the new epoch before
+	 * a full flush has caught up with them too.  Pairs with the smp_rmb()
+	 * after the core's read of it.
+	 */
 	smp_wmb();
 	WRITE_ONCE(gens->epoch, gens->epoch + 1);
 	return gens->epoch;
@@ -570,7 +573,7 @@ struct luf_hold_done {
 static struct {
 	spinlock_t lock;		/* protects every field after it */
 	bool accepting;
-	unsigned int nr;
+	unsigned int nr;		/* also read without it, to skip it */
 	struct luf_hold slot[LUF_NUMA_HOLDS];
 	/* The work's (and, once it is cancelled, the stop's) scratch. */
 	struct luf_hold_done done[LUF_NUMA_HOLDS];
@@ -601,7 +604,7 @@ static void luf_hold_end(struct luf_hold *h, struct luf_hold_done *done)
 	done->passes = h->passes;
 	done->wrprotects = h->wrprotects;
 	h->mm = NULL;
-	luf_holds.nr--;
+	WRITE_ONCE(luf_holds.nr, luf_holds.nr - 1);
 }
 
 /* Flush the CPUs of @batch, and return how many got an IPI. */
@@ -671,7 +674,7 @@ static bool luf_numa_hold(struct mm_struct *mm, bool wrprotect)
 		h->wrprotects = 0;
 		/* The deadline of its oldest pass: merging does not extend it. */
 		h->deadline = jiffies + LUF_NUMA_WAIT;
-		luf_holds.nr++;
+		WRITE_ONCE(luf_holds.nr, luf_holds.nr + 1);
 	}
 	cpumask_or(&h->batch.cpumask, &h->batch.cpumask, mm_cpumask(mm));
 	h->epoch = luf_numa_epoch();
@@ -742,6 +745,15 @@ static void luf_numa_sync(struct mm_struct *mm)
 	struct luf_hold_done done = { };
 	unsigned int i;
 
+	/*
+	 * The core asks whenever @mm has a flush pending, which an mprotect
+	 * or a migration of its own raises as well: with no hold at all, no
+	 * lock.  A hold that enters the table after this read would have
+	 * been missed under the lock too; the caller's own flush then sees
+	 * the count it still carries (pte_accessible()).
+	 */
+	if (!READ_ONCE(luf_holds.nr))
+		return;
 	spin_lock(&luf_holds.lock);
 	for (i = 0; i < LUF_NUMA_HOLDS; i++) {
 		struct luf_hold *h = &luf_holds.slot[i];
