@@ -171,6 +171,11 @@ if [ -n "$single" ]; then
 	rc=$?
 	guest_verdicts "$suite" | tee -a "$results"
 	vm_verdict "$suite" $rc
+	# A test that no line of the suite runs (the mm selftests are in
+	# patched-mm) reports nothing, which is not a pass.
+	if [ -n "$only" ] && [ "$only" != luf-enable ] && ! guest_verdicts "$suite" | grep -qv " $suite/luf-enable\$"; then
+		record FAIL "$suite/$only" "no line of tests/guest/$suite.list runs it (SUITE=patched-mm for the mm selftests)"
+	fi
 	summary
 fi
 step "guests: patched kernel | vanilla kernel, init_on_free=1, harness self-test, softirq mutation, patched kernel's mm selftests, kernel packages"
