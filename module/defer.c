@@ -740,7 +740,7 @@ static void luf_numa_workfn(struct work_struct *work)
 }
 
 /* A hinting fault is about to migrate a page of @mm (the core). */
-static void luf_numa_sync(struct mm_struct *mm)
+static void luf_holds_sync(struct mm_struct *mm)
 {
 	struct luf_hold_done done = { };
 	unsigned int i;
@@ -829,7 +829,7 @@ const struct luf_ops luf_defer_ops = {
 	.flush_mm	= luf_ops_flush_mm,
 	.refused	= luf_ops_refused,
 	.numa_hold	= luf_numa_hold,
-	.numa_sync	= luf_numa_sync,
+	.numa_sync	= luf_holds_sync,
 };
 
 /* The core reads the sources it may offer from luf_gens. */
