@@ -127,10 +127,11 @@ def derived(rec):
     if rec.get("stacks") == 1:
         rec["unmap_flush_ipis"] = rec["ipi_unmap"] + rec["ipi_luf"]
     # Tiering's own progress, per second of the run: the hints NUMA
-    # balancing gets and the promotions they lead to.
+    # balancing gets and the promotions they lead to, and the PTEs its
+    # scanner armed (how much it scanned).
     secs = rec.get("secs", rec.get("wall"))
     if isinstance(secs, (int, float)) and secs > 0:
-        for k in ("numa_hint_faults", "pgpromote"):
+        for k in ("numa_hint_faults", "pgpromote", "numa_pte_updates"):
             if isinstance(rec.get(k), (int, float)):
                 rec[k + "_per_sec"] = rec[k] / secs
     # Per migrated page: migbench's own count, else pgmigrate (demotions
@@ -218,7 +219,7 @@ def comparisons(groups, summary):
         # tiering still see its hints and promote (issue 25's goals)?
         if "patched/numa" in summary[bench] and "patched/on" in summary[bench]:
             for metric in [tp, "tlb_ipis", "numa_hint_faults_per_sec",
-                           "pgpromote_per_sec"]:
+                           "pgpromote_per_sec", "numa_pte_updates_per_sec"]:
                 s = paired_ratio(groups, bench, "patched", "on", "numa",
                                  metric)
                 if s:

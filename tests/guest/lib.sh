@@ -65,7 +65,7 @@ luf_reset() {
 }
 
 luf_run_suite() {
-	local list=$1 name args rc out what tmo t0
+	local list=$1 name args rc out what tmo t0 setup
 	if [ ! -f "$list" ]; then
 		verdict FAIL suite "no test list $list"
 		return
@@ -73,6 +73,19 @@ luf_run_suite() {
 	while read -r name args; do
 		case $name in ''|'#'*) continue ;; esac
 		tmo=$LUF_TEST_TIMEOUT
+		# "setup name args": a line that sets the suite up for the
+		# tests after it (patched-mm's selftests run with luf loaded):
+		# it runs whatever LUF_ONLY picks, and its verdict says setup.
+		setup=
+		case $name in setup)
+			setup="setup "
+			# shellcheck disable=SC2086
+			set -- $args
+			name=$1
+			shift
+			args=$*
+			;;
+		esac
 		case $name in timeout=*)
 			tmo=${name#timeout=}
 			# shellcheck disable=SC2086
@@ -82,11 +95,9 @@ luf_run_suite() {
 			args=$*
 			;;
 		esac
-		# luf-enable sets a suite up (patched-mm's selftests run with
-		# luf loaded): it runs whatever LUF_ONLY picks.
-		[ -n "$LUF_ONLY" ] && [ "$name" != "$LUF_ONLY" ] &&
-			[ "$name" != luf-enable ] && continue
-		what=$name${args:+ $args}
+		[ -n "$LUF_ONLY" ] && [ "$name" != "$LUF_ONLY" ] && [ -z "$setup" ] &&
+			continue
+		what=$setup$name${args:+ $args}
 		echo "luf-test: RUN $what"
 		out=/tmp/out.$$
 		t0=$(date +%s)
@@ -278,5 +289,88 @@ compact_loop() {
 	while :; do
 		echo 1 > /proc/sys/vm/compact_memory
 		sleep 0.2
+	done
+}
+
+# The TLB flushes that send IPIs, by where they come from: the tlb_flush
+# tracepoint, with a kernel stack recorded for each flush of reason
+# TLB_REMOTE_SEND_IPI (4).  tlb_trace_setup turns the event on and sets
+# tlb_tracing (1: the kernel has the event) and tlb_stacks (1: the stack
+# trigger is in place; a second write of the same trigger fails, so it is
+# set once per boot and left).  Whoever counts switches tracing_on around
+# what it measures (BENCH_TRACE_WINDOW=1 makes bench.c's tools and lufstress
+# do it themselves) and calls tlb_trace_counts, which prints:
+#   trace_<reason>=N  the flushes of each reason (all CPUs);
+#   ipi_<origin>=N    the IPI-sending flushes by the first telling function
+#                     on their stack: luf (luf's own flushes: by age, on
+#                     reuse...), unmap (a batched unmap flush luf did not
+#                     defer), numa (NUMA balancing arming hinting faults),
+#                     mprotect, zap (munmap, exit, madvise), other;
+#   stacks=0|1 and trace_overrun=N (events lost: the counts are short).
+# "trace=na" when the kernel has no tlb_flush event.
+LUF_TRACE=/sys/kernel/tracing
+tlb_trace_setup() {
+	local e=$LUF_TRACE/events/tlb/tlb_flush
+	tlb_tracing=0 tlb_stacks=0
+	[ -d $LUF_TRACE/events ] || mount -t tracefs nodev $LUF_TRACE 2>/dev/null
+	[ -e $e/enable ] || return 0
+	echo 16384 > $LUF_TRACE/buffer_size_kb
+	echo 1 > $e/enable
+	grep -q '^stacktrace' $e/trigger ||
+		echo 'stacktrace if reason == 4' > $e/trigger 2>/dev/null
+	grep -q '^stacktrace' $e/trigger && tlb_stacks=1
+	tlb_tracing=1
+}
+tlb_trace_counts() {
+	[ "$tlb_tracing" = 1 ] || { echo "trace=na"; return; }
+	awk '
+	function origin(st) {
+		if (st ~ /luf/) return "luf"
+		if (st ~ /try_to_unmap_flush|try_to_migrate_one|try_to_unmap_one/) return "unmap"
+		if (st ~ /change_prot_numa|task_numa_work/) return "numa"
+		if (st ~ /change_protection|mprotect/) return "mprotect"
+		if (st ~ /tlb_finish_mmu|tlb_flush_mmu|zap_/) return "zap"
+		return "other"
+	}
+	function done() { if (st != "") o[origin(st)]++; st = ""; inst = 0 }
+	/reason:/ {
+		done()
+		r = $0; sub(/.*reason:/, "", r); sub(/ \([0-9]+\).*/, "", r)
+		gsub(/ /, "_", r); n[r]++
+		next
+	}
+	/<stack trace>/ { done(); inst = 1; next }
+	inst && /^ *=> / { st = st " " $2; next }
+	{ done() }
+	END {
+		done()
+		for (k in n) printf "trace_%s=%d ", k, n[k]
+		for (k in o) printf "ipi_%s=%d ", k, o[k]
+	}' $LUF_TRACE/trace
+	printf 'stacks=%s ' $tlb_stacks
+	awk '/overrun:/ { o += $2 } END { printf "trace_overrun=%d\n", o }' $LUF_TRACE/per_cpu/cpu*/stats
+}
+# tlb_trace_window: tracing off and the buffer empty, before a measured run.
+tlb_trace_window() {
+	[ "$tlb_tracing" = 1 ] || return 0
+	echo 0 > $LUF_TRACE/tracing_on
+	echo > $LUF_TRACE/trace
+}
+# The value of key $1 in "k=v ..." $2 (0 when absent).
+kv_val() { echo "$2" | tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { v = $2 } END { print v + 0 }'; }
+# run_until <tries> <command> [args]: run the command (a shell function,
+# usually: one run of a workload) until it succeeds, at most <tries> times;
+# $try is the number of the run, for the command's messages and after.
+# Succeeds when the command did.  For the mutation tests: whether a broken
+# luf shows in one run depends on the timing of readers, migrations and
+# context switches, so each gets a few runs, and only a miss pays for them.
+run_until() {
+	local run_until_max=$1
+	shift
+	try=1
+	while :; do
+		"$@" && return 0
+		[ $try -ge "$run_until_max" ] && return 1
+		try=$((try + 1))
 	done
 }

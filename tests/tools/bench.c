@@ -319,6 +319,8 @@ void bench_read(struct bench_counters *c)
 	c->luf_numa_ipis = bench_kv(luf, "numa_ipis");
 	c->luf_numa_sync = bench_kv(luf, "numa_sync");
 	c->numa_hint_faults = bench_kv("/proc/vmstat", "numa_hint_faults");
+	/* PTEs NUMA balancing's scanner made inaccessible: how much it scanned. */
+	c->numa_pte_updates = bench_kv("/proc/vmstat", "numa_pte_updates");
 	bench_cpu(c);
 	{
 		struct rusage ru;
@@ -347,6 +349,7 @@ void bench_print_deltas(const struct bench_counters *a,
 	D(luf_flush_reserve); D(luf_refused_large); D(luf_ipis_avoided);
 	D(luf_flush_tick); D(luf_numa_held); D(luf_numa_done);
 	D(luf_numa_ipis); D(luf_numa_sync); D(numa_hint_faults);
+	D(numa_pte_updates);
 	D(minflt); D(csw);
 #undef D
 	printf(" utime=%.3f stime=%.3f", b->utime - a->utime, b->stime - a->stime);

@@ -125,6 +125,8 @@ static _Atomic long soft_offlined, soft_offline_failed;
  * migration pass to the last: what the passes cost, without the threads'
  * creation and exit or the teardown's unmaps, which luf does not touch and
  * which would blur a comparison of luf off and on.  -1: not measured.
+ * With BENCH_TRACE_WINDOW set, tracing is on over the same window
+ * (bench_trace()), so that the flushes traced are the passes' too.
  */
 static long pass_ipis = -1;
 pid_t child = -1;
@@ -433,6 +435,7 @@ static void *migrator(void *arg)
 	}
 	for (p = 0; p < npages; p++)
 		pages[p] = (char *)area + p * page_size;
+	bench_trace(1);
 	ipis0 = bench_irq("TLB:");
 	for (pass = 0; !atomic_load(&shm->stop); pass++) {
 		void *victim = pages[(pass * 17) % npages];
@@ -452,6 +455,7 @@ static void *migrator(void *arg)
 	}
 	if (ipis0 >= 0)
 		pass_ipis = bench_irq("TLB:") - ipis0;
+	bench_trace(0);
 	return NULL;
 }
 
