@@ -24,7 +24,9 @@
 #   tierbench run on the same file (t/demo-ab).
 # alloc: the two allocbench boots of all, alone.
 # tier: the tiering boot of all, alone (LUF_BENCH_TIER: which of its
-# workloads, by name).
+# workloads, by name; LUF_BENCH_TIER_CONFIGS: the configurations of
+# tier-file, tier-anon and tier-anon-mthp, default "off on numa";
+# LUF_BENCH_ICOUNT: under -icount, as allocbench, default off).
 # collateral: the last boot of all, alone (LUF_BENCH_COLLATERAL: which of
 # its workloads, by name).
 # scale (part of all): tier-file, luf off and on alternating, in boots of
@@ -56,7 +58,10 @@ all|alloc) reps=${LUF_BENCH_REPS:-5}
 	# write1+tier; empty: the host's clock, as the other benchmarks.
 	icount=${LUF_BENCH_ICOUNT-3} ;;
 demo) reps=${LUF_BENCH_REPS:-3} ;;
-tier|scale) reps=${LUF_BENCH_REPS:-5} ;;
+tier) reps=${LUF_BENCH_REPS:-5}
+	# The host's clock unless asked: LUF_BENCH_ICOUNT=3 for -icount.
+	tier_icount=${LUF_BENCH_ICOUNT-} ;;
+scale) reps=${LUF_BENCH_REPS:-5} ;;
 collateral) reps=${LUF_BENCH_REPS:-5}
 	icount=${LUF_BENCH_ICOUNT-3} ;;
 *) echo "usage: bench.sh [all|demo|alloc|tier|collateral|scale]" >&2; exit 2 ;;
@@ -153,11 +158,11 @@ tiering() {
 		mig-*) lines+=("bench configs $w $reps off on lazy") ;;
 		# Off, on, and on with lazy NUMA-hinting flushes.
 		tier-file|tier-anon|tier-anon-mthp)
-			lines+=("bench configs $w $reps off on numa") ;;
+			lines+=("bench configs $w $reps ${LUF_BENCH_TIER_CONFIGS:-off on numa}") ;;
 		*) lines+=("bench ab $w $reps") ;;
 		esac
 	done
-	bench_boot ab "$kp" 7200 "${lines[@]}"
+	LUF_ICOUNT=${tier_icount-} bench_boot ab "$kp" 7200 "${lines[@]}"
 }
 scaling() {
 	local n
