@@ -173,7 +173,7 @@ if [ -n "$single" ]; then
 	vm_verdict "$suite" $rc
 	# A test that no line of the suite runs (the mm selftests are in
 	# patched-mm) reports nothing, which is not a pass.
-	if [ -n "$only" ] && ! guest_verdicts "$suite" | grep -qv "^[A-Z]* $suite/setup "; then
+	if [ -n "$only" ] && ! guest_verdicts "$suite" | grep -Eq "^[A-Z]+ $suite/(setup )?$only( |:|\$)"; then
 		record FAIL "$suite/$only" "no line of tests/guest/$suite.list runs it (SUITE=patched-mm for the mm selftests)"
 	fi
 	summary

@@ -24,9 +24,10 @@
 #   tierbench run on the same file (t/demo-ab).
 # alloc: the two allocbench boots of all, alone.
 # tier: the tiering boot of all, alone (LUF_BENCH_TIER: which of its
-# workloads, by name; LUF_BENCH_TIER_CONFIGS: the configurations of
-# tier-file, tier-anon and tier-anon-mthp, default "off on numa";
-# LUF_BENCH_ICOUNT: under -icount, as allocbench, default off).
+# workloads, by name; LUF_BENCH_ICOUNT=<shift>: under -icount, as
+# allocbench, which all's tiering boot never is).  LUF_BENCH_TIER_CONFIGS,
+# here and in all: the configurations of tier-file, tier-anon and
+# tier-anon-mthp (default "off on numa").
 # collateral: the last boot of all, alone (LUF_BENCH_COLLATERAL: which of
 # its workloads, by name).
 # scale (part of all): tier-file, luf off and on alternating, in boots of

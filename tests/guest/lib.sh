@@ -8,6 +8,8 @@
 # A test runs in a process group of its own, under a watchdog: one that
 # hangs is killed after LUF_TEST_TIMEOUT seconds (a list line may give its
 # own: "timeout=SECONDS name args"), fails, and the rest of the suite runs.
+# A line "setup [timeout=SECONDS] name args" sets the suite up for the
+# tests after it: it runs whatever LUF_ONLY (make check-one) picks.
 # Whatever a test changes through luf_set, luf_load_debug or luf_insmod is
 # put back when it exits, however it exits (see luf_undo).
 
@@ -294,12 +296,14 @@ compact_loop() {
 
 # The TLB flushes that send IPIs, by where they come from: the tlb_flush
 # tracepoint, with a kernel stack recorded for each flush of reason
-# TLB_REMOTE_SEND_IPI (4).  tlb_trace_setup turns the event on and sets
-# tlb_tracing (1: the kernel has the event) and tlb_stacks (1: the stack
-# trigger is in place; a second write of the same trigger fails, so it is
-# set once per boot and left).  Whoever counts switches tracing_on around
-# what it measures (BENCH_TRACE_WINDOW=1 makes bench.c's tools and lufstress
-# do it themselves) and calls tlb_trace_counts, which prints:
+# TLB_REMOTE_SEND_IPI (4).  tlb_trace_setup [buffer KiB per CPU, default
+# 16384] turns the event on and sets tlb_tracing (1: the kernel has the
+# event) and tlb_stacks (1: the stack trigger is in place); the test's exit
+# takes the trigger away and puts the event and the buffer size back, so
+# that the tests after it trace nothing they did not ask for.  Whoever
+# counts switches tracing_on around what it measures (BENCH_TRACE_WINDOW=1
+# makes bench.c's tools and lufstress do it themselves, tlb_trace_window
+# empties the buffer before) and calls tlb_trace_counts, which prints:
 #   trace_<reason>=N  the flushes of each reason (all CPUs);
 #   ipi_<origin>=N    the IPI-sending flushes by the first telling function
 #                     on their stack: luf (luf's own flushes: by age, on
@@ -310,14 +314,19 @@ compact_loop() {
 # "trace=na" when the kernel has no tlb_flush event.
 LUF_TRACE=/sys/kernel/tracing
 tlb_trace_setup() {
-	local e=$LUF_TRACE/events/tlb/tlb_flush
+	local e=$LUF_TRACE/events/tlb/tlb_flush trig='stacktrace if reason == 4'
 	tlb_tracing=0 tlb_stacks=0
 	[ -d $LUF_TRACE/events ] || mount -t tracefs nodev $LUF_TRACE 2>/dev/null
 	[ -e $e/enable ] || return 0
-	echo 16384 > $LUF_TRACE/buffer_size_kb
+	luf_undo_push "echo $(cat $LUF_TRACE/buffer_size_kb | cut -d' ' -f1) > $LUF_TRACE/buffer_size_kb"
+	luf_undo_push "echo $(cat $e/enable) > $e/enable"
+	echo "${1:-16384}" > $LUF_TRACE/buffer_size_kb
 	echo 1 > $e/enable
-	grep -q '^stacktrace' $e/trigger ||
-		echo 'stacktrace if reason == 4' > $e/trigger 2>/dev/null
+	# A trigger is written once: a second write of the same one fails.
+	if ! grep -q '^stacktrace' $e/trigger &&
+	   echo "$trig" > $e/trigger 2>/dev/null; then
+		luf_undo_push "echo '!$trig' > $e/trigger"
+	fi
 	grep -q '^stacktrace' $e/trigger && tlb_stacks=1
 	tlb_tracing=1
 }
