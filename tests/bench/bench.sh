@@ -163,7 +163,10 @@ tiering() {
 		*) lines+=("bench ab $w $reps") ;;
 		esac
 	done
-	LUF_ICOUNT=${tier_icount-} bench_boot ab "$kp" 7200 "${lines[@]}"
+	# Each line under a watchdog of 100 minutes of guest time, not the
+	# suite's 900 s: under -icount a run takes about 62 s of guest time,
+	# and 7 rotations of two configurations ran into the 900 s.
+	LUF_ICOUNT=${tier_icount-} bench_boot ab "$kp" 7200 "${lines[@]/#/timeout=6000 }"
 }
 scaling() {
 	local n
