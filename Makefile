@@ -59,11 +59,12 @@ tools: setup
 check:
 	@tests/check.sh
 
-# One guest test alone: make check-one T=<test> [SUITE=vanilla|...]: the
-# same builds as make check, then only that test's lines of the suite
-# (patched by default) in one guest; no host tests, no other guests.
+# One guest test alone: make check-one T=<test>[,<test>...]
+# [SUITE=vanilla|...]: the same builds as make check, then only those
+# tests' lines of the suite (patched by default) in one guest; no host
+# tests, no other guests.
 check-one:
-	@[ -n "$(T)" ] || { echo "usage: make check-one T=<test in tests/guest/t/> [SUITE=<suite>]" >&2; exit 2; }
+	@[ -n "$(T)" ] || { echo "usage: make check-one T=<test in tests/guest/t/>[,<test>...] [SUITE=<suite>]" >&2; exit 2; }
 	@LUF_ONLY='$(T)' LUF_SUITE='$(SUITE)' tests/check.sh
 
 # One whole guest suite alone: make check-suite SUITE=patched|vanilla|...

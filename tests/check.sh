@@ -2,8 +2,8 @@
 # make check: build everything (cached after the first run), run the host
 # tests, boot the patched and the vanilla kernel and run their suites, and
 # end with "N passed, N failed".  Exit status 0 only if nothing failed.
-# LUF_ONLY=<test> (make check-one): the same builds, then only that test's
-# lines of one suite (LUF_SUITE, default patched) in one guest.  LUF_SUITE
+# LUF_ONLY=<test>[,<test>...] (make check-one): the same builds, then only
+# those tests' lines of one suite (LUF_SUITE, default patched) in one guest.  LUF_SUITE
 # alone (make check-suite): that whole suite in one guest.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,10 +18,16 @@ t0=$(date +%s)
 only=${LUF_ONLY:-}
 # One guest and no host tests: check-one or check-suite.
 single=${LUF_ONLY:-}${LUF_SUITE:-}
-if [ -n "$only" ] && [ ! -x "tests/guest/t/$only" ]; then
-	echo "check.sh: no guest test tests/guest/t/$only" >&2
+for t in ${only//,/ }; do
+	[ -x "tests/guest/t/$t" ] && continue
+	echo "check.sh: no guest test tests/guest/t/$t" >&2
 	exit 2
-fi
+done
+case $only in ,* | *, | *,,* | *[[:space:]]*)
+	echo "check.sh: LUF_ONLY (make check-one T=) is <test>[,<test>...]: '$only'" >&2
+	exit 2
+	;;
+esac
 
 record() {	# record <PASS|FAIL|SKIP> <name> [reason]
 	echo "$1 $2${3:+: $3}" | tee -a "$results"
@@ -173,9 +179,10 @@ if [ -n "$single" ]; then
 	vm_verdict "$suite" $rc
 	# A test that no line of the suite runs (the mm selftests are in
 	# patched-mm) reports nothing, which is not a pass.
-	if [ -n "$only" ] && ! guest_verdicts "$suite" | grep -Eq "^[A-Z]+ $suite/(setup )?$only( |:|\$)"; then
-		record FAIL "$suite/$only" "no line of tests/guest/$suite.list runs it (SUITE=patched-mm for the mm selftests)"
-	fi
+	for t in ${only//,/ }; do
+		guest_verdicts "$suite" | grep -Eq "^[A-Z]+ $suite/(setup )?$t( |:|\$)" ||
+			record FAIL "$suite/$t" "no line of tests/guest/$suite.list runs it (SUITE=patched-mm for the mm selftests)"
+	done
 	summary
 fi
 step "guests: patched kernel | vanilla kernel, init_on_free=1, harness self-test, softirq mutation, patched kernel's mm selftests, kernel packages"

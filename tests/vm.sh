@@ -3,7 +3,8 @@
 #
 #   tests/vm.sh [--only TEST] <bzImage> <initramfs> <suite> <outdir> [timeout-seconds]
 #
-# --only TEST runs only the suite's lines for that test (tests/guest/t/TEST).
+# --only TEST runs only the suite's lines for that test (tests/guest/t/TEST),
+# or TEST,TEST... for several.
 #
 # The guest: q35 with HMAT, 4 vCPUs all on node 0 (512 MiB), node 1 CPU-less
 # (1536 MiB) with 3x the latency and 1/5 the bandwidth, so the kernel puts it

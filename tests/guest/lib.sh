@@ -97,8 +97,9 @@ luf_run_suite() {
 			args=$*
 			;;
 		esac
-		[ -n "$LUF_ONLY" ] && [ "$name" != "$LUF_ONLY" ] && [ -z "$setup" ] &&
-			continue
+		if [ -n "$LUF_ONLY" ] && [ -z "$setup" ]; then
+			case ,$LUF_ONLY, in *,"$name",*) ;; *) continue ;; esac
+		fi
 		what=$setup$name${args:+ $args}
 		echo "luf-test: RUN $what"
 		out=/tmp/out.$$
@@ -297,10 +298,11 @@ compact_loop() {
 # The TLB flushes that send IPIs, by where they come from: the tlb_flush
 # tracepoint, with a kernel stack recorded for each flush of reason
 # TLB_REMOTE_SEND_IPI (4).  tlb_trace_setup [buffer KiB per CPU, default
-# 16384] turns the event on and sets tlb_tracing (1: the kernel has the
-# event) and tlb_stacks (1: the stack trigger is in place); the test's exit
-# takes the trigger away and puts the event and the buffer size back, so
-# that the tests after it trace nothing they did not ask for.  Whoever
+# 16384] [event filter] turns the event on and sets tlb_tracing (1: the
+# kernel has the event) and tlb_stacks (1: the stack trigger is in place);
+# the test's exit takes the trigger and the filter away and puts the event
+# and the buffer size back, so that the tests after it trace nothing they
+# did not ask for.  Whoever
 # counts switches tracing_on around what it measures (BENCH_TRACE_WINDOW=1
 # makes bench.c's tools and lufstress do it themselves, tlb_trace_window
 # empties the buffer before) and calls tlb_trace_counts, which prints:
@@ -313,14 +315,27 @@ compact_loop() {
 #   stacks=0|1 and trace_overrun=N (events lost: the counts are short).
 # "trace=na" when the kernel has no tlb_flush event.
 LUF_TRACE=/sys/kernel/tracing
+# luf_tracefs: tracefs mounted at $LUF_TRACE (fails if it cannot be).
+luf_tracefs() {
+	[ -d $LUF_TRACE/events ] || mount -t tracefs nodev $LUF_TRACE 2>/dev/null
+}
+# trace_overruns: events lost to a full buffer since it was last emptied,
+# over all CPUs.
+trace_overruns() {
+	awk '$1 == "overrun:" { o += $2 } END { print o + 0 }' $LUF_TRACE/per_cpu/cpu*/stats
+}
 tlb_trace_setup() {
 	local e=$LUF_TRACE/events/tlb/tlb_flush trig='stacktrace if reason == 4'
 	tlb_tracing=0 tlb_stacks=0
-	[ -d $LUF_TRACE/events ] || mount -t tracefs nodev $LUF_TRACE 2>/dev/null
+	luf_tracefs
 	[ -e $e/enable ] || return 0
 	luf_undo_push "echo $(cat $LUF_TRACE/buffer_size_kb | cut -d' ' -f1) > $LUF_TRACE/buffer_size_kb"
 	luf_undo_push "echo $(cat $e/enable) > $e/enable"
 	echo "${1:-16384}" > $LUF_TRACE/buffer_size_kb
+	if [ -n "${2:-}" ]; then
+		echo "$2" > $e/filter || fail "cannot filter the tlb_flush event with '$2'"
+		luf_undo_push "echo 0 > $e/filter"
+	fi
 	echo 1 > $e/enable
 	# A trigger is written once: a second write of the same one fails.
 	if ! grep -q '^stacktrace' $e/trigger &&
@@ -356,8 +371,7 @@ tlb_trace_counts() {
 		for (k in n) printf "trace_%s=%d ", k, n[k]
 		for (k in o) printf "ipi_%s=%d ", k, o[k]
 	}' $LUF_TRACE/trace
-	printf 'stacks=%s ' $tlb_stacks
-	awk '/overrun:/ { o += $2 } END { printf "trace_overrun=%d\n", o }' $LUF_TRACE/per_cpu/cpu*/stats
+	printf 'stacks=%s trace_overrun=%d\n' $tlb_stacks "$(trace_overruns)"
 }
 # tlb_trace_window: tracing off and the buffer empty, before a measured run.
 tlb_trace_window() {
