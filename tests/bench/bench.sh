@@ -27,7 +27,9 @@
 # workloads, by name; LUF_BENCH_ICOUNT=<shift>: under -icount, as
 # allocbench, which all's tiering boot never is).  LUF_BENCH_TIER_CONFIGS,
 # here and in all: the configurations of tier-file, tier-anon and
-# tier-anon-mthp (default "off on numa").
+# tier-anon-mthp (default "off on numa").  LUF_BENCH_TIER_SECS: the
+# measured seconds of each tier-* run of the tiering boot (default 10);
+# its watchdogs grow with it.
 # collateral: the last boot of all, alone (LUF_BENCH_COLLATERAL: which of
 # its workloads, by name).
 # scale (part of all): tier-file, luf off and on alternating, in boots of
@@ -67,6 +69,17 @@ collateral) reps=${LUF_BENCH_REPS:-5}
 	icount=${LUF_BENCH_ICOUNT-3} ;;
 *) echo "usage: bench.sh [all|demo|alloc|tier|collateral|scale]" >&2; exit 2 ;;
 esac
+# The tier-* runs' measured seconds (t/bench --secs), and how many times
+# the default 10 that is, for the watchdogs.
+tier_secs= tier_scale=1
+if [ -n "${LUF_BENCH_TIER_SECS:-}" ]; then
+	[[ $LUF_BENCH_TIER_SECS =~ ^[1-9][0-9]*$ ]] || {
+		echo "bench.sh: LUF_BENCH_TIER_SECS wants a positive number of seconds: '$LUF_BENCH_TIER_SECS'" >&2
+		exit 2
+	}
+	tier_secs="--secs $LUF_BENCH_TIER_SECS "
+	tier_scale=$(( (LUF_BENCH_TIER_SECS + 9) / 10 ))
+fi
 build=$top/build
 out=${LUF_BENCH_OUT:-$build/bench/$what-$(date -u +%Y%m%d-%H%M%S)}
 mkdir -p "$out/lists"
@@ -159,14 +172,17 @@ tiering() {
 		mig-*) lines+=("bench configs $w $reps off on lazy") ;;
 		# Off, on, and on with lazy NUMA-hinting flushes.
 		tier-file|tier-anon|tier-anon-mthp)
-			lines+=("bench configs $w $reps ${LUF_BENCH_TIER_CONFIGS:-off on numa}") ;;
+			lines+=("bench ${tier_secs}configs $w $reps ${LUF_BENCH_TIER_CONFIGS:-off on numa}") ;;
+		tier-*) lines+=("bench ${tier_secs}ab $w $reps") ;;
 		*) lines+=("bench ab $w $reps") ;;
 		esac
 	done
 	# Each line under a watchdog of 100 minutes of guest time, not the
 	# suite's 900 s: under -icount a run takes about 62 s of guest time,
-	# and 7 rotations of two configurations ran into the 900 s.
-	LUF_ICOUNT=${tier_icount-} bench_boot ab "$kp" 7200 "${lines[@]/#/timeout=6000 }"
+	# and 7 rotations of two configurations ran into the 900 s.  Longer
+	# runs (LUF_BENCH_TIER_SECS) get proportionally longer watchdogs.
+	LUF_ICOUNT=${tier_icount-} bench_boot ab "$kp" $((7200 * tier_scale)) \
+		"${lines[@]/#/timeout=$((6000 * tier_scale)) }"
 }
 scaling() {
 	local n

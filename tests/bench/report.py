@@ -131,9 +131,19 @@ def derived(rec):
     # scanner armed (how much it scanned).
     secs = rec.get("secs", rec.get("wall"))
     if isinstance(secs, (int, float)) and secs > 0:
-        for k in ("numa_hint_faults", "pgpromote", "numa_pte_updates"):
+        for k in ("numa_hint_faults", "pgpromote", "numa_pte_updates",
+                  "numa_scans"):
             if isinstance(rec.get(k), (int, float)):
                 rec[k + "_per_sec"] = rec[k] / secs
+    # Per completed scan pass over the benchmark's own process
+    # (numa_scans, its mm->numa_scan_seq): a run of a few seconds holds
+    # one pass or none, and its hints per second follow that count; per
+    # pass they do not.
+    scans = rec.get("numa_scans")
+    if isinstance(scans, (int, float)) and scans > 0:
+        for k in ("numa_hint_faults", "pgpromote", "numa_pte_updates"):
+            if isinstance(rec.get(k), (int, float)):
+                rec[k + "_per_scan"] = rec[k] / scans
     # Per migrated page: migbench's own count, else pgmigrate (demotions
     # and promotions; with luf on, tiering may migrate more pages).
     mig = rec.get("migrated", rec.get("pgmigrate"))
@@ -219,7 +229,9 @@ def comparisons(groups, summary):
         # tiering still see its hints and promote (issue 25's goals)?
         if "patched/numa" in summary[bench] and "patched/on" in summary[bench]:
             for metric in [tp, "tlb_ipis", "numa_hint_faults_per_sec",
-                           "pgpromote_per_sec", "numa_pte_updates_per_sec"]:
+                           "pgpromote_per_sec", "numa_pte_updates_per_sec",
+                           "numa_scans_per_sec", "numa_hint_faults_per_scan",
+                           "pgpromote_per_scan"]:
                 s = paired_ratio(groups, bench, "patched", "on", "numa",
                                  metric)
                 if s:

@@ -243,6 +243,32 @@ long bench_kv(const char *path, const char *key)
 	return ret;
 }
 
+/*
+ * A field of /proc/self/sched ("<name>   :   <value>", CONFIG_SCHED_DEBUG),
+ * or -1.
+ */
+static long bench_sched(const char *name)
+{
+	FILE *f = fopen("/proc/self/sched", "r");
+	size_t n = strlen(name);
+	char line[256], *p;
+	long ret = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, name, n))
+			continue;
+		p = line + n + strspn(line + n, " \t");
+		if (*p == ':') {
+			ret = strtol(p + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
 void bench_trace(int on)
 {
 	FILE *f;
@@ -321,6 +347,12 @@ void bench_read(struct bench_counters *c)
 	c->numa_hint_faults = bench_kv("/proc/vmstat", "numa_hint_faults");
 	/* PTEs NUMA balancing's scanner made inaccessible: how much it scanned. */
 	c->numa_pte_updates = bench_kv("/proc/vmstat", "numa_pte_updates");
+	/*
+	 * NUMA balancing's completed passes over this process's address
+	 * space: the hints per pass do not depend on how many passes a run
+	 * happened to hold.
+	 */
+	c->numa_scans = bench_sched("mm->numa_scan_seq");
 	bench_cpu(c);
 	{
 		struct rusage ru;
@@ -349,7 +381,7 @@ void bench_print_deltas(const struct bench_counters *a,
 	D(luf_flush_reserve); D(luf_refused_large); D(luf_ipis_avoided);
 	D(luf_flush_tick); D(luf_numa_held); D(luf_numa_done);
 	D(luf_numa_ipis); D(luf_numa_sync); D(numa_hint_faults);
-	D(numa_pte_updates);
+	D(numa_pte_updates); D(numa_scans);
 	D(minflt); D(csw);
 #undef D
 	printf(" utime=%.3f stime=%.3f", b->utime - a->utime, b->stime - a->stime);

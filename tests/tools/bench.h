@@ -128,7 +128,8 @@ struct bench_counters {
 	     luf_flushes, luf_tagged, luf_flush_age, luf_flush_alloc,
 	     luf_flush_file_write, luf_flush_reserve, luf_refused_large,
 	     luf_ipis_avoided, luf_flush_tick, luf_numa_held, luf_numa_done,
-	     luf_numa_ipis, luf_numa_sync, numa_hint_faults, numa_pte_updates;
+	     luf_numa_ipis, luf_numa_sync, numa_hint_faults, numa_pte_updates,
+	     numa_scans;
 	/* this process (all threads): faults, context switches, CPU time */
 	long minflt, csw;
 	double utime, stime;
