@@ -29,7 +29,8 @@
 # here and in all: the configurations of tier-file, tier-anon and
 # tier-anon-mthp (default "off on numa").  LUF_BENCH_TIER_SECS: the
 # measured seconds of each tier-* run of the tiering boot (default 10);
-# its watchdogs grow with it.
+# its watchdogs grow with it.  LUF_BENCH_TIER_SCAN_MS: NUMA balancing's
+# sweep period in those runs, fixed (default: the kernel's, which ramps).
 # collateral: the last boot of all, alone (LUF_BENCH_COLLATERAL: which of
 # its workloads, by name).
 # scale (part of all): tier-file, luf off and on alternating, in boots of
@@ -79,6 +80,16 @@ if [ -n "${LUF_BENCH_TIER_SECS:-}" ]; then
 	}
 	tier_secs="--secs $LUF_BENCH_TIER_SECS "
 	tier_scale=$(( (LUF_BENCH_TIER_SECS + 9) / 10 ))
+fi
+# LUF_BENCH_TIER_SCAN_MS: NUMA balancing's sweep period for the tier-*
+# runs (t/bench --scan-ms), fixed instead of ramping from a second to a
+# minute; unset, the kernel's defaults.
+if [ -n "${LUF_BENCH_TIER_SCAN_MS:-}" ]; then
+	[[ $LUF_BENCH_TIER_SCAN_MS =~ ^[1-9][0-9]*$ ]] || {
+		echo "bench.sh: LUF_BENCH_TIER_SCAN_MS wants a positive number of milliseconds: '$LUF_BENCH_TIER_SCAN_MS'" >&2
+		exit 2
+	}
+	tier_secs="$tier_secs--scan-ms $LUF_BENCH_TIER_SCAN_MS "
 fi
 build=$top/build
 out=${LUF_BENCH_OUT:-$build/bench/$what-$(date -u +%Y%m%d-%H%M%S)}
