@@ -138,10 +138,14 @@ def derived(rec):
     # Per completed scan pass over the benchmark's own process
     # (numa_scans, its mm->numa_scan_seq): a run of a few seconds holds
     # one pass or none, and its hints per second follow that count; per
-    # pass they do not.
+    # pass they do not.  The process's system time per pass is what NUMA
+    # balancing's brake sees (task_numa_work() waits 32 times a pass's
+    # run time, its shootdowns included, before the next): it is why
+    # lazy hinting completes more passes in the same seconds.
     scans = rec.get("numa_scans")
     if isinstance(scans, (int, float)) and scans > 0:
-        for k in ("numa_hint_faults", "pgpromote", "numa_pte_updates"):
+        for k in ("numa_hint_faults", "pgpromote", "numa_pte_updates",
+                  "stime"):
             if isinstance(rec.get(k), (int, float)):
                 rec[k + "_per_scan"] = rec[k] / scans
     # Per migrated page: migbench's own count, else pgmigrate (demotions
@@ -231,7 +235,8 @@ def comparisons(groups, summary):
             for metric in [tp, "tlb_ipis", "numa_hint_faults_per_sec",
                            "pgpromote_per_sec", "numa_pte_updates_per_sec",
                            "numa_scans_per_sec", "numa_hint_faults_per_scan",
-                           "pgpromote_per_scan"]:
+                           "pgpromote_per_scan", "numa_pte_updates_per_scan",
+                           "stime_per_scan"]:
                 s = paired_ratio(groups, bench, "patched", "on", "numa",
                                  metric)
                 if s:
