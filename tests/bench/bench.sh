@@ -72,12 +72,16 @@ collateral) reps=${LUF_BENCH_REPS:-5}
 esac
 # The tier-* runs' measured seconds (t/bench --secs), and how many times
 # the default 10 that is, for the watchdogs.
+# positive <variable> <unit>: refuse a set variable that is not a
+# positive whole number.
+positive() {
+	[[ ${!1} =~ ^[1-9][0-9]*$ ]] && return 0
+	echo "bench.sh: $1 wants a positive number of $2: '${!1}'" >&2
+	exit 2
+}
 tier_secs= tier_scale=1
 if [ -n "${LUF_BENCH_TIER_SECS:-}" ]; then
-	[[ $LUF_BENCH_TIER_SECS =~ ^[1-9][0-9]*$ ]] || {
-		echo "bench.sh: LUF_BENCH_TIER_SECS wants a positive number of seconds: '$LUF_BENCH_TIER_SECS'" >&2
-		exit 2
-	}
+	positive LUF_BENCH_TIER_SECS seconds
 	tier_secs="--secs $LUF_BENCH_TIER_SECS "
 	tier_scale=$(( (LUF_BENCH_TIER_SECS + 9) / 10 ))
 fi
@@ -85,10 +89,7 @@ fi
 # runs (t/bench --scan-ms), fixed instead of ramping from a second to a
 # minute; unset, the kernel's defaults.
 if [ -n "${LUF_BENCH_TIER_SCAN_MS:-}" ]; then
-	[[ $LUF_BENCH_TIER_SCAN_MS =~ ^[1-9][0-9]*$ ]] || {
-		echo "bench.sh: LUF_BENCH_TIER_SCAN_MS wants a positive number of milliseconds: '$LUF_BENCH_TIER_SCAN_MS'" >&2
-		exit 2
-	}
+	positive LUF_BENCH_TIER_SCAN_MS milliseconds
 	tier_secs="$tier_secs--scan-ms $LUF_BENCH_TIER_SCAN_MS "
 fi
 build=$top/build

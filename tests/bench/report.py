@@ -140,8 +140,8 @@ def derived(rec):
     # one pass or none, and its hints per second follow that count; per
     # pass they do not.  The process's system time per pass is what NUMA
     # balancing's brake sees (task_numa_work() waits 32 times a pass's
-    # run time, its shootdowns included, before the next): it is why
-    # lazy hinting completes more passes in the same seconds.
+    # run time, its shootdowns included, before the next), the likely
+    # reason why lazy hinting completed more passes at a short period.
     scans = rec.get("numa_scans")
     if isinstance(scans, (int, float)) and scans > 0:
         for k in ("numa_hint_faults", "pgpromote", "numa_pte_updates",
