@@ -148,6 +148,20 @@ def derived(rec):
                   "stime"):
             if isinstance(rec.get(k), (int, float)):
                 rec[k + "_per_scan"] = rec[k] / scans
+    # Per PTE the scanner armed: a hint fault is what an armed PTE gives
+    # back when a CPU touches the page through it.  A CPU that keeps a
+    # stale entry after a lazy hinting pass reads without faulting, so
+    # hints lost to lazy hinting show here first, whatever the number of
+    # passes completed.  And promotions per hint fault: how many hints
+    # found room on the top tier.
+    ptes = rec.get("numa_pte_updates")
+    if isinstance(ptes, (int, float)) and ptes > 0 and \
+            isinstance(rec.get("numa_hint_faults"), (int, float)):
+        rec["numa_hint_faults_per_pte"] = rec["numa_hint_faults"] / ptes
+    hints = rec.get("numa_hint_faults")
+    if isinstance(hints, (int, float)) and hints > 0 and \
+            isinstance(rec.get("pgpromote"), (int, float)):
+        rec["pgpromote_per_hint_fault"] = rec["pgpromote"] / hints
     # Per migrated page: migbench's own count, else pgmigrate (demotions
     # and promotions; with luf on, tiering may migrate more pages).
     mig = rec.get("migrated", rec.get("pgmigrate"))
@@ -236,7 +250,8 @@ def comparisons(groups, summary):
                            "pgpromote_per_sec", "numa_pte_updates_per_sec",
                            "numa_scans_per_sec", "numa_hint_faults_per_scan",
                            "pgpromote_per_scan", "numa_pte_updates_per_scan",
-                           "stime_per_scan"]:
+                           "stime_per_scan", "numa_hint_faults_per_pte",
+                           "pgpromote_per_hint_fault"]:
                 s = paired_ratio(groups, bench, "patched", "on", "numa",
                                  metric)
                 if s:

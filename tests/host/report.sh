@@ -47,10 +47,13 @@ trap 'rm -rf "$tmp"' EXIT
 	# 1.1), where per second they were 0.6 and 0.5; a pair with a run
 	# that completed no pass has no per-pass figure.  System time per
 	# pass: 8.0/2 vs 2.0/1, 8.0/4 vs 3.0/2 (0.5 and 0.75: mean 0.625).
-	echo "BENCH bench=tier-anon kernel=patched config=on rep=1 secs=10 reads_per_sec=10.0 numa_hint_faults=100 numa_scans=2 stime=8.0"
-	echo "BENCH bench=tier-anon kernel=patched config=numa rep=1 secs=10 reads_per_sec=10.0 numa_hint_faults=60 numa_scans=1 stime=2.0"
-	echo "BENCH bench=tier-anon kernel=patched config=on rep=2 secs=10 reads_per_sec=10.0 numa_hint_faults=200 numa_scans=4 stime=8.0"
-	echo "BENCH bench=tier-anon kernel=patched config=numa rep=2 secs=10 reads_per_sec=10.0 numa_hint_faults=100 numa_scans=2 stime=3.0"
+	# Hint faults per armed PTE: 100/50 vs 60/40, 200/100 vs 100/50 (0.75
+	# and 1.0: mean 0.875); promotions per hint fault: 50/100 vs 30/60,
+	# 100/200 vs 25/100 (1.0 and 0.5: mean 0.75).
+	echo "BENCH bench=tier-anon kernel=patched config=on rep=1 secs=10 reads_per_sec=10.0 numa_hint_faults=100 numa_scans=2 stime=8.0 numa_pte_updates=50 pgpromote=50"
+	echo "BENCH bench=tier-anon kernel=patched config=numa rep=1 secs=10 reads_per_sec=10.0 numa_hint_faults=60 numa_scans=1 stime=2.0 numa_pte_updates=40 pgpromote=30"
+	echo "BENCH bench=tier-anon kernel=patched config=on rep=2 secs=10 reads_per_sec=10.0 numa_hint_faults=200 numa_scans=4 stime=8.0 numa_pte_updates=100 pgpromote=100"
+	echo "BENCH bench=tier-anon kernel=patched config=numa rep=2 secs=10 reads_per_sec=10.0 numa_hint_faults=100 numa_scans=2 stime=3.0 numa_pte_updates=50 pgpromote=25"
 	echo "BENCH bench=tier-anon kernel=patched config=on rep=3 secs=10 reads_per_sec=10.0 numa_hint_faults=10 numa_scans=0"
 	echo "BENCH bench=tier-anon kernel=patched config=numa rep=3 secs=10 reads_per_sec=10.0 numa_hint_faults=10 numa_scans=1"
 } > "$tmp/in.txt"
@@ -73,6 +76,10 @@ hs = c[("tier-anon", "numa_hint_faults_per_scan", "patched/numa")]
 ok = ok and abs(hs["mean"] - 1.1) < 1e-9 and hs["n"] == 2
 st = c[("tier-anon", "stime_per_scan", "patched/numa")]
 ok = ok and abs(st["mean"] - 0.625) < 1e-9 and st["n"] == 2
+hq = c[("tier-anon", "numa_hint_faults_per_pte", "patched/numa")]
+ok = ok and abs(hq["mean"] - 0.875) < 1e-9 and hq["n"] == 2
+ph = c[("tier-anon", "pgpromote_per_hint_fault", "patched/numa")]
+ok = ok and abs(ph["mean"] - 0.75) < 1e-9 and ph["n"] == 2
 hp = c[("tier-anon", "numa_hint_faults_per_sec", "patched/numa")]
 ok = ok and hp["n"] == 3 and abs(hp["mean"] - 0.7) < 1e-9
 sys.exit(0 if ok else 1)
