@@ -264,16 +264,25 @@ luf_loaded() { grep -q '^luf ' /proc/modules; }
 # instead of every second, so that a test of a few seconds sees many hinting
 # passes; put back at exit.
 numa_fast() {
-	local d=/sys/kernel/debug/sched/numa_balancing k
-	[ -d $d ] || skip "no $d (kernel without NUMA balancing)"
+	[ -d $numa_sched ] || skip "no $numa_sched (kernel without NUMA balancing)"
 	luf_undo_push "echo $(cat /proc/sys/kernel/numa_balancing) > /proc/sys/kernel/numa_balancing"
-	for k in scan_delay_ms scan_period_min_ms scan_period_max_ms; do
-		luf_undo_push "echo $(cat $d/$k) > $d/$k"
-	done
-	echo 10 > $d/scan_delay_ms
-	echo 10 > $d/scan_period_min_ms
-	echo 40 > $d/scan_period_max_ms
+	numa_scan_periods 10 40 10
 	echo 1 > /proc/sys/kernel/numa_balancing
+}
+# numa_scan_periods <min ms> <max ms> [first-scan delay ms]: NUMA
+# balancing's scan period bounds (and the delay), the old values put back
+# at exit.  Fails the test when they cannot be set.
+numa_sched=/sys/kernel/debug/sched/numa_balancing
+numa_scan_periods() {
+	local k v
+	[ -d $numa_sched ] || fail "no $numa_sched (kernel without NUMA balancing)"
+	for k in scan_delay_ms scan_period_min_ms scan_period_max_ms; do
+		luf_undo_push "echo $(cat $numa_sched/$k) > $numa_sched/$k"
+	done
+	for k in "scan_period_min_ms $1" "scan_period_max_ms $2" "scan_delay_ms ${3:-}"; do
+		set -- $k
+		[ -z "${2:-}" ] || echo "$2" > $numa_sched/$1 || fail "cannot set $numa_sched/$1 to $2"
+	done
 }
 # luf's counters of held hinting flushes, and the kernel's of NUMA balancing.
 numa_counts() {
