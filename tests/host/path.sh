@@ -15,8 +15,11 @@
 #     version (its linux-headers package, fetched with apt-get download),
 #     which lacks the patch.
 #
-#   tests/host/path.sh <kernel-deb dir> <deb dir> <guest bin dir> <tools dir> <work dir>
+#   tests/host/path.sh <kernel-deb dir> <deb dir> <guest bin dir> <tools dir> <work dir> [suite]
 #
+# The guest suite is path unless [suite] names another of tests/guest's
+# lists that starts the same way (tests/bench/deb-kernel.sh runs
+# path-numa on a distribution-config kernel).
 # Prints PASS/FAIL/SKIP lines (guest verdicts as path/<test>).
 # check: guests
 set -uo pipefail
@@ -25,7 +28,13 @@ deb=${2:?deb output dir}
 gbin=${3:?guest helpers}
 tools=${4:?tools}
 work=${5:?work dir}
+suite=${6:-path}
 top=$(cd "$(dirname "$0")/../.." && pwd)
+case $suite in
+path*) [ -f "$top/tests/guest/$suite.list" ] ||
+	{ echo "FAIL path: no guest suite tests/guest/$suite.list"; exit 1; } ;;
+*) echo "FAIL path: suite '$suite' is not one of the path lists"; exit 1 ;;
+esac
 cache=${LUF_CACHE:-$HOME/.cache/luf}
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
 rm -rf "$work" && mkdir -p "$work"
@@ -82,7 +91,8 @@ if ! "$top/tests/initramfs.sh" "$work/initramfs.cpio" "$work/stage" \
 	echo "FAIL path-initramfs: see $log"
 	exit 1
 fi
-"$top/tests/vm.sh" "$root/boot/vmlinuz-$rel" "$work/initramfs.cpio" path "$work/vm" 900 >"$work/vm.txt"
+"$top/tests/vm.sh" "$root/boot/vmlinuz-$rel" "$work/initramfs.cpio" "$suite" "$work/vm" \
+	"$([ "$suite" = path ] && echo 900 || echo 2400)" >"$work/vm.txt"
 rc=$?
 sed -nE 's#^(PASS|FAIL|SKIP) #\1 path/#p' "$work/vm.txt"
 grep '^#' "$work/vm.txt"
