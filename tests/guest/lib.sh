@@ -274,7 +274,7 @@ numa_fast() {
 # at exit.  Fails the test when they cannot be set.
 numa_sched=/sys/kernel/debug/sched/numa_balancing
 numa_scan_periods() {
-	local k v
+	local k
 	[ -d $numa_sched ] || fail "no $numa_sched (kernel without NUMA balancing)"
 	for k in scan_delay_ms scan_period_min_ms scan_period_max_ms; do
 		luf_undo_push "echo $(cat $numa_sched/$k) > $numa_sched/$k"
