@@ -70,8 +70,6 @@ collateral) reps=${LUF_BENCH_REPS:-5}
 	icount=${LUF_BENCH_ICOUNT-3} ;;
 *) echo "usage: bench.sh [all|demo|alloc|tier|collateral|scale]" >&2; exit 2 ;;
 esac
-# The tier-* runs' measured seconds (t/bench --secs), and how many times
-# the default 10 that is, for the watchdogs.
 # positive <variable> <unit>: refuse a set variable that is not a
 # positive whole number.
 positive() {
@@ -79,6 +77,8 @@ positive() {
 	echo "bench.sh: $1 wants a positive number of $2: '${!1}'" >&2
 	exit 2
 }
+# The tier-* runs' measured seconds (t/bench --secs), and how many times
+# the default 10 that is, for the watchdogs.
 tier_secs= tier_scale=1
 if [ -n "${LUF_BENCH_TIER_SECS:-}" ]; then
 	positive LUF_BENCH_TIER_SECS seconds

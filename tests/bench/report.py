@@ -154,14 +154,14 @@ def derived(rec):
     # hints lost to lazy hinting show here first, whatever the number of
     # passes completed.  And promotions per hint fault: how many hints
     # found room on the top tier.
-    ptes = rec.get("numa_pte_updates")
-    if isinstance(ptes, (int, float)) and ptes > 0 and \
-            isinstance(rec.get("numa_hint_faults"), (int, float)):
-        rec["numa_hint_faults_per_pte"] = rec["numa_hint_faults"] / ptes
-    hints = rec.get("numa_hint_faults")
-    if isinstance(hints, (int, float)) and hints > 0 and \
-            isinstance(rec.get("pgpromote"), (int, float)):
-        rec["pgpromote_per_hint_fault"] = rec["pgpromote"] / hints
+    for num, den, key in (("numa_hint_faults", "numa_pte_updates",
+                           "numa_hint_faults_per_pte"),
+                          ("pgpromote", "numa_hint_faults",
+                           "pgpromote_per_hint_fault")):
+        n, d = rec.get(num), rec.get(den)
+        if isinstance(n, (int, float)) and isinstance(d, (int, float)) \
+                and d > 0:
+            rec[key] = n / d
     # Per migrated page: migbench's own count, else pgmigrate (demotions
     # and promotions; with luf on, tiering may migrate more pages).
     mig = rec.get("migrated", rec.get("pgmigrate"))

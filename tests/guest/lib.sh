@@ -328,10 +328,10 @@ LUF_TRACE=/sys/kernel/tracing
 luf_tracefs() {
 	[ -d $LUF_TRACE/events ] || mount -t tracefs nodev $LUF_TRACE 2>/dev/null
 }
-# trace_overruns: events lost to a full buffer since it was last emptied,
-# over all CPUs.
+# trace_overruns [instance dir]: events lost to a full buffer since it was
+# last emptied, over all CPUs (of the top-level buffer by default).
 trace_overruns() {
-	awk '$1 == "overrun:" { o += $2 } END { print o + 0 }' $LUF_TRACE/per_cpu/cpu*/stats
+	awk '$1 == "overrun:" { o += $2 } END { print o + 0 }' ${1:-$LUF_TRACE}/per_cpu/cpu*/stats
 }
 tlb_trace_setup() {
 	local e=$LUF_TRACE/events/tlb/tlb_flush trig='stacktrace if reason == 4'
