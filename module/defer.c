@@ -52,7 +52,11 @@ unsigned long luf_debug_bound_wq;
 unsigned long luf_debug_trim;
 /* 1: the age flush sends its IPIs at once, as before it waited for ticks. */
 unsigned long luf_debug_tick;
-/* 1: a NUMA pass is taken and left: counts back at once, no flush asked. */
+/*
+ * 1: a NUMA pass is taken and left: counts back at once, no flush asked.
+ * 2: a hold completes, but gives back the mm's batched unmaps as it reads
+ * them then, not as its newest hand-off read them.
+ */
 unsigned long luf_debug_numa;
 
 /*
@@ -538,7 +542,9 @@ static unsigned long luf_defer_join(struct arch_tlbflush_unmap_batch *batch,
 /*
  * Held NUMA hinting flushes (LUF_SRC_NUMA, see luf_numa_hand_off() in the
  * core).  One hold per mm, in a small table: the CPUs of its passes, the
- * epoch published after the newest one, and the deadline of the oldest.
+ * epoch published after the newest one, what the newest read of the mm's
+ * batched unmaps (which the hold's completion flushes too, see
+ * luf_numa_release()), and the deadline of the oldest.
  * Each jiffy the hold work drops the CPUs that flushed since that epoch
  * (every CPU behind luf_gens.tick_epoch does at its next tick), switched mm
  * or are lazy, and releases the holds left with none.  At the deadline the
@@ -562,12 +568,14 @@ struct luf_hold {
 	unsigned long epoch;
 	unsigned long deadline;
 	unsigned int passes, wrprotects;
+	int batched;
 };
 
 /* What a completed hold still has to give back to the core. */
 struct luf_hold_done {
 	struct mm_struct *mm;
 	unsigned int passes, wrprotects;
+	int batched;
 };
 
 static struct {
@@ -603,6 +611,7 @@ static void luf_hold_end(struct luf_hold *h, struct luf_hold_done *done)
 	done->mm = h->mm;
 	done->passes = h->passes;
 	done->wrprotects = h->wrprotects;
+	done->batched = h->batched;
 	h->mm = NULL;
 	WRITE_ONCE(luf_holds.nr, luf_holds.nr - 1);
 }
@@ -624,12 +633,18 @@ static unsigned int luf_hold_flush(struct arch_tlbflush_unmap_batch *batch)
 static void luf_holds_release(struct luf_hold_done *done, unsigned int nr)
 {
 	while (nr--) {
-		luf_core.numa_release(done->mm, done->passes, done->wrprotects);
+#ifdef LUF_DEBUG
+		/* Unmaps batched while the hold waited pass for flushed. */
+		if (READ_ONCE(luf_debug_numa) == 2)
+			done->batched = atomic_read(&done->mm->tlb_flush_batched);
+#endif
+		luf_core.numa_release(done->mm, done->passes, done->wrprotects,
+				      done->batched);
 		done++;
 	}
 }
 
-static bool luf_numa_hold(struct mm_struct *mm, bool wrprotect)
+static bool luf_numa_hold(struct mm_struct *mm, bool wrprotect, int batched)
 {
 	struct luf_hold *h, *slot = NULL;
 	bool first;
@@ -655,9 +670,9 @@ static bool luf_numa_hold(struct mm_struct *mm, bool wrprotect)
 		return false;
 	}
 #ifdef LUF_DEBUG
-	if (READ_ONCE(luf_debug_numa)) {
+	if (READ_ONCE(luf_debug_numa) == 1) {
 		/* No completion: the counts go back, no CPU is asked. */
-		struct luf_hold_done done = { mm, 1, wrprotect };
+		struct luf_hold_done done = { mm, 1, wrprotect, batched };
 
 		spin_unlock(&luf_holds.lock);
 		luf_holds_release(&done, 1);
@@ -678,6 +693,7 @@ static bool luf_numa_hold(struct mm_struct *mm, bool wrprotect)
 	}
 	cpumask_or(&h->batch.cpumask, &h->batch.cpumask, mm_cpumask(mm));
 	h->epoch = luf_numa_epoch();
+	h->batched = batched;
 	if (first)
 		mod_delayed_work(luf_work_queue(), &luf_numa_work, 1);
 	h->passes++;

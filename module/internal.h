@@ -58,7 +58,7 @@ struct luf_core {
 	struct kobject **mm_kobj;
 	struct static_key_false *active;
 	void (*numa_release)(struct mm_struct *mm, unsigned int holds,
-			     unsigned int wrprotects);
+			     unsigned int wrprotects, int batched);
 };
 
 extern struct luf_core luf_core;
