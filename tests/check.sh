@@ -194,13 +194,15 @@ step "guests: patched kernel | vanilla kernel, init_on_free=1, harness self-test
 	# The mm selftests need no scratch disk: the patched suite has those.
 	run_vm patched-mm "$kp" 1500; echo $? > "$out/rc-patched-mm"
 	# make kernel-deb's recipe on the test config, on this core too (one
-	# job: the patched guest has the other core).
-	rm -rf "$build/kernel-deb" && mkdir -p "$build/kernel-deb"
-	tests/host/kernel-deb.sh "$build/kernel-deb/out" 1 > "$out/kernel-deb.txt" 2>&1
+	# job: the patched guest has the other core).  In a directory of its
+	# own: build/kernel-deb holds what make kernel-deb built, which can
+	# take hours.
+	rm -rf "$build/check-kernel-deb" && mkdir -p "$build/check-kernel-deb"
+	tests/host/kernel-deb.sh "$build/check-kernel-deb/out" 1 > "$out/kernel-deb.txt" 2>&1
 	# The whole path: those packages and luf-dkms, dkms in a scratch
 	# root, the packaged kernel booted with the module dkms built.
 	if grep -q '^PASS kernel-deb-build' "$out/kernel-deb.txt"; then
-		tests/host/path.sh "$build/kernel-deb/out" "$build/deb/out" \
+		tests/host/path.sh "$build/check-kernel-deb/out" "$build/deb/out" \
 			"$build/guest" "$build/tools" "$build/path" > "$out/path.txt" 2>&1
 	fi
 ) &
