@@ -568,14 +568,14 @@ struct luf_hold {
 	unsigned long epoch;
 	unsigned long deadline;
 	unsigned int passes, wrprotects;
-	int batched;
+	struct luf_numa_seen seen;
 };
 
 /* What a completed hold still has to give back to the core. */
 struct luf_hold_done {
 	struct mm_struct *mm;
 	unsigned int passes, wrprotects;
-	int batched;
+	struct luf_numa_seen seen;
 };
 
 static struct {
@@ -611,7 +611,7 @@ static void luf_hold_end(struct luf_hold *h, struct luf_hold_done *done)
 	done->mm = h->mm;
 	done->passes = h->passes;
 	done->wrprotects = h->wrprotects;
-	done->batched = h->batched;
+	done->seen = h->seen;
 	h->mm = NULL;
 	WRITE_ONCE(luf_holds.nr, luf_holds.nr - 1);
 }
@@ -636,15 +636,17 @@ static void luf_holds_release(struct luf_hold_done *done, unsigned int nr)
 #ifdef LUF_DEBUG
 		/* Unmaps batched while the hold waited pass for flushed. */
 		if (READ_ONCE(luf_debug_numa) == 2)
-			done->batched = atomic_read(&done->mm->tlb_flush_batched);
+			done->seen.batched =
+				atomic_read(&done->mm->tlb_flush_batched);
 #endif
 		luf_core.numa_release(done->mm, done->passes, done->wrprotects,
-				      done->batched);
+				      &done->seen);
 		done++;
 	}
 }
 
-static bool luf_numa_hold(struct mm_struct *mm, bool wrprotect, int batched)
+static bool luf_numa_hold(struct mm_struct *mm, bool wrprotect,
+			  const struct luf_numa_seen *seen)
 {
 	struct luf_hold *h, *slot = NULL;
 	bool first;
@@ -671,11 +673,13 @@ static bool luf_numa_hold(struct mm_struct *mm, bool wrprotect, int batched)
 	}
 #ifdef LUF_DEBUG
 	if (READ_ONCE(luf_debug_numa) == 1) {
-		/* No completion: the counts go back, no CPU is asked. */
-		struct luf_hold_done done = { mm, 1, wrprotect, batched };
-
+		/*
+		 * No completion: the counts go back, no CPU is asked.  Nor
+		 * is anything said of the batched unmaps, which only a
+		 * completion would have flushed.
+		 */
 		spin_unlock(&luf_holds.lock);
-		luf_holds_release(&done, 1);
+		luf_core.numa_release(mm, 1, wrprotect, NULL);
 		luf_stat_add(LUF_STAT_NUMA_HELD, 1);
 		return true;
 	}
@@ -693,7 +697,7 @@ static bool luf_numa_hold(struct mm_struct *mm, bool wrprotect, int batched)
 	}
 	cpumask_or(&h->batch.cpumask, &h->batch.cpumask, mm_cpumask(mm));
 	h->epoch = luf_numa_epoch();
-	h->batched = batched;
+	h->seen = *seen;
 	if (first)
 		mod_delayed_work(luf_work_queue(), &luf_numa_work, 1);
 	h->passes++;

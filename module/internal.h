@@ -57,8 +57,9 @@ struct luf_core {
 	struct luf_gens *gens;
 	struct kobject **mm_kobj;
 	struct static_key_false *active;
-	void (*numa_release)(struct mm_struct *mm, unsigned int holds,
-			     unsigned int wrprotects, int batched);
+	bool (*numa_release)(struct mm_struct *mm, unsigned int holds,
+			     unsigned int wrprotects,
+			     const struct luf_numa_seen *seen);
 };
 
 extern struct luf_core luf_core;
