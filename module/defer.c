@@ -52,11 +52,7 @@ unsigned long luf_debug_bound_wq;
 unsigned long luf_debug_trim;
 /* 1: the age flush sends its IPIs at once, as before it waited for ticks. */
 unsigned long luf_debug_tick;
-/*
- * 1: a NUMA pass is taken and left: counts back at once, no flush asked.
- * 2: a hold completes, but gives back the mm's batched unmaps as it reads
- * them then, not as its newest hand-off read them.
- */
+/* 1: a NUMA pass is taken and left: counts back at once, no flush asked. */
 unsigned long luf_debug_numa;
 
 /*
@@ -633,12 +629,6 @@ static unsigned int luf_hold_flush(struct arch_tlbflush_unmap_batch *batch)
 static void luf_holds_release(struct luf_hold_done *done, unsigned int nr)
 {
 	while (nr--) {
-#ifdef LUF_DEBUG
-		/* Unmaps batched while the hold waited pass for flushed. */
-		if (READ_ONCE(luf_debug_numa) == 2)
-			done->seen.batched =
-				atomic_read(&done->mm->tlb_flush_batched);
-#endif
 		luf_core.numa_release(done->mm, done->passes, done->wrprotects,
 				      &done->seen);
 		done++;
@@ -672,7 +662,7 @@ static bool luf_numa_hold(struct mm_struct *mm, bool wrprotect,
 		return false;
 	}
 #ifdef LUF_DEBUG
-	if (READ_ONCE(luf_debug_numa) == 1) {
+	if (READ_ONCE(luf_debug_numa)) {
 		/*
 		 * No completion: the counts go back, no CPU is asked.  Nor
 		 * is anything said of the batched unmaps, which only a
