@@ -8,6 +8,7 @@
 
 #include <linux/completion.h>
 #include <linux/debugfs.h>
+#include <linux/luf_debug.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/seq_file.h>
@@ -82,6 +83,37 @@ static const struct file_operations softirq_change_fops = {
 	.write		= softirq_change_write,
 	.llseek		= noop_llseek,
 };
+
+#if IS_ENABLED(CONFIG_LUF_DEBUG) && IS_ENABLED(CONFIG_NUMA_BALANCING)
+/*
+ * "<pid> <start> <len>": a NUMA hinting pass over that range of the task's
+ * mm now (luf_debug_numa_pass()), as task_numa_work() makes one, so that a
+ * test can act while its flush is held.  Fails with the pass's error.
+ */
+static ssize_t numa_pass_write(struct file *file, const char __user *ubuf,
+			       size_t len, loff_t *ppos)
+{
+	unsigned long start, size;
+	char buf[64];
+	long ret;
+	int pid;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = 0;
+	if (sscanf(buf, "%d %lu %lu", &pid, &start, &size) != 3)
+		return -EINVAL;
+	ret = luf_debug_numa_pass(pid, start, size);
+	return ret < 0 ? ret : len;
+}
+
+static const struct file_operations numa_pass_fops = {
+	.write		= numa_pass_write,
+	.llseek		= noop_llseek,
+};
+#endif
 
 /*
  * A free block of order >= 1 in @zone whose tag is pending.  Such blocks sit
@@ -259,4 +291,8 @@ void luf_debug_files(struct dentry *dir)
 			    &split_check_fops);
 	debugfs_create_file("debug_free_tags", 0400, dir, NULL,
 			    &free_tags_fops);
+#if IS_ENABLED(CONFIG_LUF_DEBUG) && IS_ENABLED(CONFIG_NUMA_BALANCING)
+	debugfs_create_file("debug_numa_pass", 0200, dir, NULL,
+			    &numa_pass_fops);
+#endif
 }

@@ -25,6 +25,17 @@
  *		the writer changes it through /proc/self/mem, as a debugger
  *		setting a breakpoint does: a FOLL_FORCE write into the
  *		exclusive pages, with no write fault
+ *   excl	private anonymous memory shared read-only with a forked
+ *		child, as anon, but its second (cold) half written again
+ *		after the fork, so exclusive to the process, which then
+ *		only reads it: its PTEs are writable until NUMA
+ *		balancing makes them PROT_NONE, a page migrated then comes
+ *		back read-only (luf may defer its next migrations), and a
+ *		hinting fault makes the PTE writable again with no write.
+ *		The readers and the migrator keep to the first half; the
+ *		writer drives hinting passes over the second (cold) half
+ *		through the debug module and faults on it while a pass's
+ *		flush is held (excl_round(); the checker's hint mutation)
  */
 #define _GNU_SOURCE
 #include <stdatomic.h>
@@ -108,15 +119,18 @@ static void map_filled(size_t len, int flags)
 		fill_page(area + p * page_size / 8, p, 0);
 }
 
-/* anon, cow, mprotect, force: private anonymous memory. */
+/* anon, cow, mprotect, force, excl: private anonymous memory. */
 void anon_setup(size_t len)
 {
+	long p;
+
 	map_filled(len, MAP_PRIVATE);
 	warea = area;
-	if (mode == M_ANON) {
+	if (mode == M_ANON || mode == M_EXCL) {
 		/*
 		 * Share the pages read-only with a child: after fork both
-		 * mappings are write-protected (and dirty).
+		 * mappings are write-protected (and dirty).  excl writes its
+		 * cold half again below, which makes those pages exclusive.
 		 */
 		child = fork();
 		if (child < 0)
@@ -130,6 +144,9 @@ void anon_setup(size_t len)
 	} else if (mprotect(area, len, PROT_READ)) {
 		die("mprotect");
 	}
+	if (mode == M_EXCL)
+		for (p = npages / 2; p < npages; p++)
+			fill_page(area + p * page_size / 8, p, 0);
 	if (mode == M_FORCE) {
 		mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
 		if (mem_fd < 0)
@@ -179,6 +196,44 @@ enum round mprotect_shared_round(uint64_t e, uint64_t *buf)
 		shared_writer();
 	waitpid(pid, NULL, 0);
 	return ROUND_STOP;
+}
+
+/*
+ * excl's writer, one round: drive a hinting pass over the cold half
+ * through the debug module (debug_numa_pass) and let its flush complete;
+ * migrate the now PROT_NONE pages to node 1 (they come back read-only) and
+ * to node 0 (a read-only batch luf defers: the readers' CPUs keep the old
+ * translations); then another pass, and at once read every cold page.
+ * This thread read none since its CPU last flushed, so each read is a
+ * hinting fault, on node 0, that makes the PTE writable again while the
+ * pass's flush is still held and the old translations still cached.
+ */
+enum round excl_round(uint64_t e, uint64_t *buf)
+{
+	static const char *knob = "/sys/kernel/debug/luf/debug_numa_pass";
+	uint64_t *cold = area + npages / 2 * page_size / 8;
+	long p, ncold = npages - npages / 2;
+	volatile uint64_t sum = 0;
+	char line[64];
+	int i, fd, len;
+
+	len = snprintf(line, sizeof(line), "%d %lu %lu", (int)getpid(),
+		       (unsigned long)cold, (unsigned long)(ncold * page_size));
+	for (i = 0; i < 2; i++) {
+		fd = open(knob, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, line, len) != len)
+			die(knob);
+		close(fd);
+		if (i)
+			break;
+		sleep_ms(30);
+		bench_move_range(cold, ncold, page_size, 1);
+		bench_move_range(cold, ncold, page_size, 0);
+	}
+	for (p = 0; p < ncold; p++)
+		sum += cold[p * page_size / 8];
+	sleep_ms(30);
+	return ROUND_DONE;
 }
 
 enum round force_round(uint64_t e, uint64_t *buf)

@@ -22,7 +22,7 @@
 enum mode {
 	M_ANON, M_FILE, M_SHMEM, M_SPLIT, M_WRITE, M_TRUNCATE, M_COW, M_MPROTECT,
 	M_MPROTECT_SHARED, M_UFFD_MOVE, M_FUSE_STORE, M_FUSE_INVAL, M_FORCE,
-	M_UFFD_COPY, M_DEVICE, NR_MODES,
+	M_UFFD_COPY, M_DEVICE, M_EXCL, NR_MODES,
 };
 
 /* The options (main.c), and what they set up. */
@@ -85,6 +85,7 @@ enum round cow_round(uint64_t e, uint64_t *buf);
 enum round mprotect_round(uint64_t e, uint64_t *buf);
 enum round mprotect_shared_round(uint64_t e, uint64_t *buf);
 enum round force_round(uint64_t e, uint64_t *buf);
+enum round excl_round(uint64_t e, uint64_t *buf);
 
 /* file.c */
 void file_setup(size_t len);

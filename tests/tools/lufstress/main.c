@@ -15,7 +15,7 @@
  * contents or an epoch older than E is a violation.
  *
  * Modes (-m), each described in the file that implements it:
- *   anon.c	anon, shmem, cow, mprotect, mprotect-shared, force
+ *   anon.c	anon, shmem, cow, mprotect, mprotect-shared, force, excl
  *   file.c	file, write, truncate, and the timing of write mode
  *		(--quiet-ms, --pass-bound, --aio)
  *   split.c	split
@@ -93,6 +93,7 @@ static const struct {
 	[M_FORCE] = { "force", anon_setup, force_round },
 	[M_UFFD_COPY] = { "uffd-copy", uffd_copy_setup, uffd_copy_round },
 	[M_DEVICE] = { "device", device_setup, device_round },
+	[M_EXCL] = { "excl", anon_setup, excl_round },
 };
 
 enum mode mode = M_ANON;
@@ -311,7 +312,7 @@ static void *reader(void *arg)
 		if (mode == M_UFFD_COPY || mode == M_DEVICE)
 			sweep_hold(cpu, &seen);
 
-		for (p = 0; p < npages; p++) {
+		for (p = 0; p < (mode == M_EXCL ? npages / 2 : npages); p++) {
 			uint64_t e1;
 			long ep, done, away;
 
@@ -440,7 +441,8 @@ static void *migrator(void *arg)
 	for (pass = 0; !atomic_load(&shm->stop); pass++) {
 		void *victim = pages[(pass * 17) % npages];
 		uint64_t old = soft_offline > 0 ? pfn_of(victim) : 0;
-		long moved = bench_move_all(0, npages, pages, nodes, status,
+		long n = mode == M_EXCL ? npages / 2 : npages;
+		long moved = bench_move_all(0, n, pages, nodes, status,
 					    (pass & 1) ? 0 : 1);
 
 		if (moved < 0)
@@ -448,7 +450,7 @@ static void *migrator(void *arg)
 		if (old && pfn_of(victim) != old)
 			soft_offline_frame(old);
 		atomic_fetch_add(&migrated, moved);
-		atomic_fetch_add(&moves_failed, npages - moved);
+		atomic_fetch_add(&moves_failed, n - moved);
 		atomic_fetch_add(&npasses, 1);
 		if (passes && pass + 1 >= passes)
 			atomic_store(&shm->stop, 1);
@@ -583,7 +585,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: lufstress [-m anon|file|shmem|split|write|truncate|cow|mprotect|\n"
 		"                     mprotect-shared|uffd-move|fuse-store|fuse-inval|\n"
-		"                     force|uffd-copy|device]\n"
+		"                     force|uffd-copy|device|excl]\n"
 		"                 [-n pages] [-d seconds | -p passes] [-t readers]\n"
 		"                 [-f file] [--hog-mib MiB] [--source migrate|pageout]\n"
 		"                 [--quiet-ms ms] [--pass-bound] [--aio] [--no-zero]\n"
