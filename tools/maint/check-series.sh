@@ -137,7 +137,7 @@ fi
 #     luf_check_file: the checker's hooks in inline functions of pgtable.h
 #     and fs.h (tests/host/inline-exports.sh)
 #   luf_debug_numa_pass: the debug module's NUMA pass on demand (patch
-#     21, CONFIG_LUF_DEBUG only; tests/guest/t/checker-mutation hint)
+#     22, CONFIG_LUF_DEBUG only; tests/guest/t/checker-mutation hint)
 want="luf_active luf_batch_trim luf_check_file luf_check_install luf_check_seen
 luf_check_wrprotect luf_flush_batch luf_flush_mm_batched luf_gathering luf_gens
 luf_debug_numa_pass luf_numa_release luf_register luf_space_change luf_unregister mm_kobj"

@@ -590,7 +590,8 @@ static void usage(void)
 		"                 [-f file] [--hog-mib MiB] [--source migrate|pageout]\n"
 		"                 [--quiet-ms ms] [--pass-bound] [--aio] [--no-zero]\n"
 		"                 [--hog-cpu cpu] [--pread] [--move]\n"
-		"                 [--soft-offline pages]\n");
+		"                 [--soft-offline pages]\n"
+		"  (-m excl needs the debug build of luf: debug_numa_pass)\n");
 	exit(2);
 }
 
