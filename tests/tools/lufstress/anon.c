@@ -132,7 +132,7 @@ void anon_setup(size_t len)
 		 * mappings are write-protected (and dirty).  excl writes its
 		 * cold half again below, which makes those pages exclusive.
 		 */
-		child = fork();
+		child = fork_child();
 		if (child < 0)
 			die("fork");
 		if (child == 0) {
@@ -188,7 +188,7 @@ enum round mprotect_round(uint64_t e, uint64_t *buf)
 
 enum round mprotect_shared_round(uint64_t e, uint64_t *buf)
 {
-	pid_t pid = fork();
+	pid_t pid = fork_child();
 
 	if (pid < 0)
 		die("fork");

@@ -65,6 +65,7 @@ extern pid_t child;		/* anon: the child sharing the pages */
 /* main.c */
 void publish(uint64_t e);
 void fill_page(uint64_t *page, long p, uint64_t ep);
+pid_t fork_child(void);
 int hold_readers(void);
 void release_readers(void);
 void sleep_ms(long ms);

@@ -63,6 +63,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -145,6 +146,21 @@ void publish(uint64_t e)
 {
 	atomic_store(&shm->epoch_pass, atomic_load(&shm->pass_started));
 	atomic_store_explicit(&shm->epoch, e, memory_order_release);
+}
+
+/*
+ * fork(), for a child that runs until it is killed (the anon child, the hog,
+ * mprotect-shared's writer): it must not outlive lufstress when something
+ * ends it early (a die() in another thread), spinning on for hours.
+ */
+pid_t fork_child(void)
+{
+	pid_t parent = getpid(), pid = fork();
+
+	if (pid == 0 &&
+	    (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent))
+		_exit(1);
+	return pid;
 }
 
 void fill_page(uint64_t *page, long p, uint64_t ep)
@@ -572,7 +588,7 @@ static void start_hog(void)
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (rounds == MAP_FAILED)
 		die("mmap");
-	hog_pid = fork();
+	hog_pid = fork_child();
 	if (hog_pid < 0)
 		die("fork");
 	if (hog_pid == 0)
