@@ -36,6 +36,8 @@ extern const char *path;
 extern int pageout;
 extern long quiet_ms;
 extern int use_aio, split_no_zero, use_move;
+extern int thp_head;		/* excl --thp-head */
+extern _Atomic long thp_rounds;	/* its rounds that tested what it is for */
 
 extern uint64_t *area;		/* the readers' mapping */
 extern uint64_t *warea;		/* the writer's mapping (cow, mprotect;
@@ -107,6 +109,7 @@ enum round fuse_inval_round(uint64_t e, uint64_t *buf);
 /* uffd.c */
 void uffd_move_setup(size_t len);
 void uffd_copy_setup(size_t len);
+void uffd_wp_heads(void *addr, size_t len, size_t stride);
 enum round uffd_move_round(uint64_t e, uint64_t *buf);
 enum round uffd_copy_round(uint64_t e, uint64_t *buf);
 

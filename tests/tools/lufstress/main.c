@@ -39,6 +39,11 @@
  *		reference to each page for a moment, as any reader of the
  *		file does while its pages migrate
  *
+ * --thp-head (excl, -n a multiple of 1024): the cold half in 2 MiB THPs,
+ * fresh each round, mapped by read-only PTEs the first of which userfaultfd
+ * write-protects, see anon.c; thp_rounds: the rounds in which they were
+ * so at the last pass, on node 0 (excl_round()).
+ *
  * Allocator exits (--soft-offline pages, anon mode, root): after each
  * migration pass the frame one page left behind is soft-offlined through
  * /sys/devices/system/memory/soft_offline_page, at most this many in all
@@ -119,6 +124,8 @@ _Atomic long moves, in_window, kept;
 long quiet_ms;
 static int pass_bound, use_pread;
 int use_aio, split_no_zero, use_move;
+int thp_head;
+_Atomic long thp_rounds;
 static long hog_cpu = -1;
 static long soft_offline;		/* --soft-offline: pages left to offline */
 static _Atomic long soft_offlined, soft_offline_failed;
@@ -607,6 +614,7 @@ static void usage(void)
 		"                 [--quiet-ms ms] [--pass-bound] [--aio] [--no-zero]\n"
 		"                 [--hog-cpu cpu] [--pread] [--move]\n"
 		"                 [--soft-offline pages]\n"
+		"                 [--thp-head]\n"
 		"  (-m excl needs the debug build of luf: debug_numa_pass)\n");
 	exit(2);
 }
@@ -614,6 +622,7 @@ static void usage(void)
 enum {
 	OPT_HOG_MIB = 256, OPT_SOURCE, OPT_QUIET_MS, OPT_PASS_BOUND, OPT_AIO,
 	OPT_NO_ZERO, OPT_HOG_CPU, OPT_PREAD, OPT_MOVE, OPT_SOFT_OFFLINE,
+	OPT_THP_HEAD,
 };
 
 static const struct option long_opts[] = {
@@ -628,6 +637,7 @@ static const struct option long_opts[] = {
 	{ "pread", no_argument, NULL, OPT_PREAD },
 	{ "move", no_argument, NULL, OPT_MOVE },
 	{ "soft-offline", required_argument, NULL, OPT_SOFT_OFFLINE },
+	{ "thp-head", no_argument, NULL, OPT_THP_HEAD },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -671,6 +681,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_PREAD: use_pread = 1; break;
 		case OPT_MOVE: use_move = 1; break;
+		case OPT_THP_HEAD: thp_head = 1; break;
 		case OPT_SOFT_OFFLINE:
 			soft_offline = opt_num("--soft-offline", optarg, 1, 4096);
 			break;
@@ -690,6 +701,7 @@ int main(int argc, char **argv)
 	      mode == M_DEVICE) && pageout) ||
 	    (use_pread && ((mode != M_FILE && mode != M_WRITE) || !hog_mib)) ||
 	    (hog_cpu >= 0 && !hog_mib) || (use_move && mode != M_UFFD_COPY) ||
+	    (thp_head && (mode != M_EXCL || npages % 1024)) ||
 	    (soft_offline && (pageout || mode != M_ANON)))
 		usage();
 
@@ -743,6 +755,8 @@ int main(int argc, char **argv)
 	       (long)in_window, (long)moves, (long)kept, (long)violations);
 	if (pass_ipis >= 0)
 		printf(" pass_tlb_ipis=%ld", pass_ipis);
+	if (thp_head)
+		printf(" thp_rounds=%ld", (long)thp_rounds);
 	if (soft_offlined || soft_offline_failed)
 		printf(" soft_offlined=%ld soft_offline_failed=%ld",
 		       (long)soft_offlined, (long)soft_offline_failed);

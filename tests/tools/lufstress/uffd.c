@@ -80,6 +80,45 @@ static void uffd_wp_range(void *addr, size_t len, int on)
 		die("UFFDIO_WRITEPROTECT");
 }
 
+/*
+ * excl --thp-head: with @stride, register @addr for write-protection and
+ * write-protect the first page of every @stride bytes (a THP each, whose
+ * PMD this splits into PTEs), so that a fault there cannot make its own PTE
+ * writable while the folio's others can be; without, unregister it, so
+ * that the round can refill it with THPs.  Registered for write faults
+ * only, with SIGBUS: a fault the flag stops fails rather than waiting for
+ * a handler there is not.
+ */
+void uffd_wp_heads(void *addr, size_t len, size_t stride)
+{
+	struct uffdio_register reg = {
+		.range = { (uintptr_t)addr, len },
+		.mode = UFFDIO_REGISTER_MODE_WP,
+	};
+	struct uffdio_api api = {
+		.api = UFFD_API, .features = UFFD_FEATURE_SIGBUS,
+	};
+	static int registered;
+	size_t off;
+
+	if (uffd < 0) {
+		uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+		if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api))
+			die("userfaultfd");
+	}
+	if (!stride) {
+		if (registered && ioctl(uffd, UFFDIO_UNREGISTER, &reg.range))
+			die("UFFDIO_UNREGISTER");
+		registered = 0;
+		return;
+	}
+	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
+		die("UFFDIO_REGISTER");
+	registered = 1;
+	for (off = 0; off < len; off += stride)
+		uffd_wp_range((char *)addr + off, page_size, 1);
+}
+
 static void uffd_wp(int on)
 {
 	uffd_wp_range(area, npages * page_size, on);
