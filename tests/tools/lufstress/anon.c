@@ -252,7 +252,7 @@ static void thp_refill(uint64_t *cold, long ncold)
 	size_t len = ncold * page_size;
 	long p;
 
-	uffd_wp_heads(cold, len, 0);
+	uffd_unregister_heads(cold, len);
 	if (mmap(cold, len, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != cold ||
 	    madvise(cold, len, MADV_DONTFORK) ||

@@ -110,6 +110,7 @@ enum round fuse_inval_round(uint64_t e, uint64_t *buf);
 void uffd_move_setup(size_t len);
 void uffd_copy_setup(size_t len);
 void uffd_wp_heads(void *addr, size_t len, size_t stride);
+void uffd_unregister_heads(void *addr, size_t len);
 enum round uffd_move_round(uint64_t e, uint64_t *buf);
 enum round uffd_copy_round(uint64_t e, uint64_t *buf);
 

@@ -80,14 +80,15 @@ static void uffd_wp_range(void *addr, size_t len, int on)
 		die("UFFDIO_WRITEPROTECT");
 }
 
+static int heads_registered;
+
 /*
- * excl --thp-head: with @stride, register @addr for write-protection and
- * write-protect the first page of every @stride bytes (a THP each, whose
- * PMD this splits into PTEs), so that a fault there cannot make its own PTE
- * writable while the folio's others can be; without, unregister it, so
- * that the round can refill it with THPs.  Registered for write faults
- * only, with SIGBUS: a fault the flag stops fails rather than waiting for
- * a handler there is not.
+ * excl --thp-head: register @addr for write-protection and write-protect
+ * the first page of every @stride bytes (a THP each, whose PMD this splits
+ * into PTEs), so that a fault there cannot make its own PTE writable while
+ * the folio's others can be.  Registered for write faults only, with
+ * SIGBUS: a fault the flag stops fails rather than waiting for a handler
+ * there is not.
  */
 void uffd_wp_heads(void *addr, size_t len, size_t stride)
 {
@@ -98,7 +99,6 @@ void uffd_wp_heads(void *addr, size_t len, size_t stride)
 	struct uffdio_api api = {
 		.api = UFFD_API, .features = UFFD_FEATURE_SIGBUS,
 	};
-	static int registered;
 	size_t off;
 
 	if (uffd < 0) {
@@ -106,17 +106,21 @@ void uffd_wp_heads(void *addr, size_t len, size_t stride)
 		if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api))
 			die("userfaultfd");
 	}
-	if (!stride) {
-		if (registered && ioctl(uffd, UFFDIO_UNREGISTER, &reg.range))
-			die("UFFDIO_UNREGISTER");
-		registered = 0;
-		return;
-	}
 	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
 		die("UFFDIO_REGISTER");
-	registered = 1;
+	heads_registered = 1;
 	for (off = 0; off < len; off += stride)
 		uffd_wp_range((char *)addr + off, page_size, 1);
+}
+
+/* Undo uffd_wp_heads(), if it ran, so that the round can refill with THPs. */
+void uffd_unregister_heads(void *addr, size_t len)
+{
+	struct uffdio_range range = { (uintptr_t)addr, len };
+
+	if (heads_registered && ioctl(uffd, UFFDIO_UNREGISTER, &range))
+		die("UFFDIO_UNREGISTER");
+	heads_registered = 0;
 }
 
 static void uffd_wp(int on)
