@@ -204,11 +204,11 @@ luf_unload_debug() { luf_debug_off || fail "cannot unload the debug build"; }
 # Does debugfs file $1 set to $2 break luf on purpose?  Every skip bit of
 # debug_skip does, the debug_core bits that drop or postpone a flush
 # (module/ABI): 1 2 1024 4096 8192 16384 65536 131072 262144 524288
-# 1048576 2097152 4194304 8388608, debug_trim 2 and debug_numa 1.
+# 1048576 2097152 4194304 8388608 16777216, debug_trim 2 and debug_numa 1.
 luf_breaks() {
 	case $1 in
 	debug_skip) [ "${2:-0}" != 0 ] ;;
-	debug_core) [ $(( ${2:-0} & 16741379 )) != 0 ] ;;
+	debug_core) [ $(( ${2:-0} & 33518595 )) != 0 ] ;;
 	debug_trim) [ "${2:-0}" = 2 ] ;;
 	debug_numa) [ "${2:-0}" = 1 ] ;;
 	*) false ;;

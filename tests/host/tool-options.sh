@@ -13,7 +13,7 @@ set -uo pipefail
 bin=${1:-$LUF_TOOLS}
 top=$LUF_TOP
 shared=mfsntdwpc
-tools=(tierbench migbench allocbench writebench fragbench lufstress luflost)
+tools=(tierbench migbench allocbench writebench fragbench lufstress luflost lufwp)
 
 # The file of a tool that parses its options: <tool>.c, or main.c of a
 # tool of several files (tests/tools/<tool>/).

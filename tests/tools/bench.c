@@ -33,6 +33,22 @@ long opt_num(const char *name, const char *arg, long min, long max)
 	return v;
 }
 
+int opt_choice(const char *name, const char *arg,
+	       const char *const *choices, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(arg, choices[i]))
+			return i;
+	fprintf(stderr, "%s: %s wants one of", program_invocation_short_name,
+		name);
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "%s %s", i ? "," : "", choices[i]);
+	fprintf(stderr, "; not '%s'\n", arg);
+	exit(2);
+}
+
 int bench_create(const char *path, long mib,
 		 void (*fill)(void *buf, size_t len, long i, void *arg),
 		 void *arg)

@@ -57,6 +57,13 @@ void die(const char *what) __attribute__((noreturn));
 long opt_num(const char *name, const char *arg, long min, long max);
 
 /*
+ * Which of the @n @choices option @name ("-m") names: its index, or a
+ * usage error that lists them (exit 2).
+ */
+int opt_choice(const char *name, const char *arg,
+	       const char *const *choices, int n);
+
+/*
  * Create @path with @mib MiB, each MiB filled by @fill (@i: which MiB),
  * and write it back.  Returns 0, or -1 with errno set.
  */

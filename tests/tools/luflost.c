@@ -312,12 +312,7 @@ int main(int argc, char **argv)
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'm':
-			for (i = 0; i < NR_MODES; i++)
-				if (!strcmp(optarg, mode_names[i]))
-					break;
-			if (i == NR_MODES)
-				usage();
-			mode = i;
+			mode = opt_choice("-m", optarg, mode_names, NR_MODES);
 			break;
 		case 'd': seconds = opt_num("-d", optarg, 1, 86400); break;
 		case 's': region_mb = opt_num("-s", optarg, 1, 1L << 20); break;
