@@ -26,20 +26,7 @@
 #include <sys/mman.h>
 
 #include "lufstress.h"
-
-/* UFFDIO_MOVE is newer (Linux 6.8) than the build host's headers. */
-#ifndef UFFDIO_MOVE
-#define UFFD_FEATURE_MOVE	(1 << 16)
-#define _UFFDIO_MOVE		0x05
-struct uffdio_move {
-	__u64 dst;
-	__u64 src;
-	__u64 len;
-	__u64 mode;
-	__s64 move;
-};
-#define UFFDIO_MOVE		_IOWR(UFFDIO, _UFFDIO_MOVE, struct uffdio_move)
-#endif
+#include "../uffd-move.h"
 
 static int uffd = -1;
 
