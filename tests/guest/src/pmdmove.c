@@ -127,25 +127,33 @@ static void *migrator(void *arg)
 static void run_phase(int uffd, const char *name, long secs, struct counts *c)
 {
 	double end = bench_now() + secs;
+	unsigned long off = 0;	/* what a partial move already moved */
 
 	memset(c, 0, sizeof(*c));
 	while (bench_now() < end) {
 		int from = atomic_load(&where);
 		struct uffdio_move mv = {
-			.dst = (uintptr_t)area[!from],
-			.src = (uintptr_t)area[from],
-			.len = PMD_BYTES,
+			.dst = (uintptr_t)area[!from] + off,
+			.src = (uintptr_t)area[from] + off,
+			.len = PMD_BYTES - off,
 			.mode = UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES,
 		};
 
+		/*
+		 * move_pages() returns an error only when it moved nothing:
+		 * otherwise the ioctl fails with EAGAIN and says how much.
+		 */
 		if (ioctl(uffd, UFFDIO_MOVE, &mv) == 0) {
 			c->moves++;
+			off = 0;
 			atomic_store(&where, !from);
 		} else if (errno == ENOENT) {
 			c->enoent++;
 		} else if (errno == EAGAIN) {
-			/* A part moved: move the rest next time round. */
+			/* Move the rest next time round. */
 			c->eagain++;
+			if (mv.move > 0)
+				off += mv.move;
 			continue;
 		} else if (errno == EBUSY) {
 			c->ebusy++;
@@ -161,6 +169,7 @@ static void run_phase(int uffd, const char *name, long secs, struct counts *c)
 			if (bench_large_pages(area[i], PMD_BYTES / 4096, 0,
 					      NULL) != (long)(PMD_BYTES / 4096)) {
 				refill(uffd, i);
+				off = 0;
 				c->refills++;
 			}
 		}
